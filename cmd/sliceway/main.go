@@ -1,0 +1,44 @@
+// Command sliceway renders Traefik v3 dynamic configuration from the
+// Ingresses, Services and EndpointSlices of a Kubernetes cluster.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/traefik/paerser/cli"
+
+	"github.com/sliceway/sliceway/config/static"
+)
+
+func main() {
+	if err := cli.Execute(rootCommand()); err != nil {
+		fmt.Fprintln(os.Stderr, "sliceway:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCommand() *cli.Command {
+	root := &cli.Command{
+		Name:        "sliceway",
+		Description: "Kubernetes Ingress provider on EndpointSlices, rendering Traefik v3 dynamic configuration.",
+		Run: func([]string) error {
+			return errors.New("a command is required: sliceway render --help")
+		},
+	}
+	_ = root.AddCommand(renderCommand(os.Stdout))
+	return root
+}
+
+// loaders read the configuration from a file (--configfile or a default
+// location), else from flags, else from SLICEWAY_* environment variables.
+func loaders() []cli.ResourceLoader {
+	return []cli.ResourceLoader{
+		&cli.FileLoader{ConfigFileFlag: "configfile", BasePaths: []string{"/etc/sliceway/sliceway", "./sliceway"}},
+		&cli.FlagLoader{},
+		&cli.EnvLoader{Prefix: "SLICEWAY_"},
+	}
+}
+
+func newConfiguration() *static.Configuration { return static.New() }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/traefik/paerser/cli"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/config/static"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+//go:embed demo.yaml
+var demoManifest []byte
+
+// syncTimeout bounds the wait for the informer caches of a one-shot render.
+const syncTimeout = 60 * time.Second
+
+func renderCommand(out io.Writer) *cli.Command {
+	cfg := newConfiguration()
+	return &cli.Command{
+		Name:          "render",
+		Description:   "Print the dynamic configuration of a cluster, of manifests (--manifests) or of the bundled demo, once.",
+		Configuration: cfg,
+		Resources:     loaders(),
+		Run: func([]string) error {
+			return runRender(context.Background(), cfg, out)
+		},
+	}
+}
+
+// errUnusableInput is returned when the output was printed but some input
+// could not be used.
+var errUnusableInput = errors.New("some input could not be used (see the errors above)")
+
+func runRender(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
+	logger, err := newLogger(cfg.Log, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.Format != "json" && cfg.Format != "yaml" {
+		return fmt.Errorf("format %q: must be json or yaml", cfg.Format)
+	}
+	opts := cfg.Providers.KubernetesIngress
+	if err := opts.Validate(); err != nil {
+		return fmt.Errorf("providers.kubernetesIngress.%w", err)
+	}
+	cs, copts, inputErrs, err := openCluster(cfg, logger)
+	if err != nil {
+		return err
+	}
+	result, err := ingress.RenderOnce(ctx, cs, opts, copts, syncTimeout)
+	if err != nil {
+		return err
+	}
+	logObjectErrors(logger, result.Errors)
+	if err := writeConfiguration(out, result.Configuration, cfg.Format); err != nil {
+		return err
+	}
+	if inputErrs > 0 {
+		return errUnusableInput
+	}
+	return nil
+}
+
+// openCluster returns the cluster to read: the manifests served in memory,
+// the bundled demo, or the configured real cluster. It logs the manifest
+// problems and counts the errors among them.
+func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.Interface, ingress.ClientOptions, int, error) {
+	opts := cfg.Providers.KubernetesIngress
+	copts := ingress.ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector}
+	var objs []k8s.Object
+	var problems []*k8s.ManifestError
+	switch {
+	case len(cfg.Manifests) > 0:
+		objs, problems = k8s.ReadManifests(cfg.Manifests, k8s.IsUsedKind)
+	case cfg.Demo || !opts.ClusterConfigured():
+		if !cfg.Demo {
+			logger.Info().Msg("no manifests and no cluster configured: rendering the bundled demo cluster")
+		}
+		objs, problems = k8s.DecodeManifest("demo.yaml", demoManifest, k8s.IsUsedKind)
+	default:
+		cs, err := opts.NewClientset()
+		if err != nil {
+			return nil, copts, 0, err
+		}
+		return cs, copts, 0, nil
+	}
+	cs, more := k8s.NewFakeCluster(objs)
+	problems = append(problems, more...)
+	copts.WatchNodes = true
+	errs := logManifestProblems(logger, problems)
+	if len(objs) == 0 && errs > 0 {
+		return nil, copts, errs, errors.New("no usable object in the manifests")
+	}
+	return cs, copts, errs, nil
+}
+
+// writeConfiguration prints the configuration as indented JSON or as YAML.
+// Both are deterministic: map keys are sorted and servers are sorted.
+func writeConfiguration(w io.Writer, conf *dynamic.Configuration, format string) error {
+	data, err := encodeConfiguration(conf, format)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+func encodeConfiguration(conf *dynamic.Configuration, format string) ([]byte, error) {
+	if format == "yaml" {
+		return yaml.Marshal(conf)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(conf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,177 @@
+// Package dynamic is sliceway's output schema: the part of Traefik v3's dynamic
+// configuration that an Ingress provider fills, with Traefik's JSON, YAML and
+// TOML field names, so that Traefik's file and HTTP providers accept it as is.
+package dynamic
+
+import (
+	ptypes "github.com/traefik/paerser/types"
+)
+
+// Message is what a provider sends on its channel: a whole configuration and
+// the name of the provider that built it.
+type Message struct {
+	ProviderName  string
+	Configuration *Configuration
+}
+
+// Configuration is the root of a dynamic configuration.
+type Configuration struct {
+	HTTP *HTTPConfiguration `json:"http,omitempty" toml:"http,omitempty" yaml:"http,omitempty"`
+	TLS  *TLSConfiguration  `json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty"`
+}
+
+// HTTPConfiguration holds the HTTP routers, services, middlewares and servers transports.
+type HTTPConfiguration struct {
+	Routers           map[string]*Router           `json:"routers,omitempty" toml:"routers,omitempty" yaml:"routers,omitempty"`
+	Services          map[string]*Service          `json:"services,omitempty" toml:"services,omitempty" yaml:"services,omitempty"`
+	Middlewares       map[string]*Middleware       `json:"middlewares,omitempty" toml:"middlewares,omitempty" yaml:"middlewares,omitempty"`
+	ServersTransports map[string]*ServersTransport `json:"serversTransports,omitempty" toml:"serversTransports,omitempty" yaml:"serversTransports,omitempty"`
+}
+
+// Router matches requests by its rule and sends them to its service.
+type Router struct {
+	EntryPoints   []string                   `json:"entryPoints,omitempty" toml:"entryPoints,omitempty" yaml:"entryPoints,omitempty"`
+	Middlewares   []string                   `json:"middlewares,omitempty" toml:"middlewares,omitempty" yaml:"middlewares,omitempty"`
+	Service       string                     `json:"service,omitempty" toml:"service,omitempty" yaml:"service,omitempty"`
+	Rule          string                     `json:"rule,omitempty" toml:"rule,omitempty" yaml:"rule,omitempty"`
+	Priority      int                        `json:"priority,omitempty" toml:"priority,omitempty,omitzero" yaml:"priority,omitempty"`
+	TLS           *RouterTLSConfig           `json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty" label:"allowEmpty"`
+	Observability *RouterObservabilityConfig `json:"observability,omitempty" toml:"observability,omitempty" yaml:"observability,omitempty"`
+}
+
+// RouterTLSConfig makes a router serve TLS.
+type RouterTLSConfig struct {
+	Options      string   `json:"options,omitempty" toml:"options,omitempty" yaml:"options,omitempty"`
+	CertResolver string   `json:"certResolver,omitempty" toml:"certResolver,omitempty" yaml:"certResolver,omitempty"`
+	Domains      []Domain `json:"domains,omitempty" toml:"domains,omitempty" yaml:"domains,omitempty"`
+}
+
+// Domain is a main domain and its subject alternative names.
+type Domain struct {
+	Main string   `json:"main,omitempty" toml:"main,omitempty" yaml:"main,omitempty"`
+	SANs []string `json:"sans,omitempty" toml:"sans,omitempty" yaml:"sans,omitempty"`
+}
+
+// RouterObservabilityConfig carries per-router observability settings; the
+// provider fills Metadata so that a consumer can tell where a router came from.
+type RouterObservabilityConfig struct {
+	Metadata *ObservabilityMetadata `json:"metadata,omitempty" toml:"metadata,omitempty" yaml:"metadata,omitempty"`
+}
+
+// ObservabilityMetadata names the Kubernetes objects behind a router.
+type ObservabilityMetadata struct {
+	Ingress *IngressMetadata `json:"ingress,omitempty" toml:"ingress,omitempty" yaml:"ingress,omitempty"`
+}
+
+// IngressMetadata names the Ingress and backend a router was built from.
+type IngressMetadata struct {
+	Namespace   string `json:"namespace,omitempty" toml:"namespace,omitempty" yaml:"namespace,omitempty"`
+	IngressName string `json:"ingressName,omitempty" toml:"ingressName,omitempty" yaml:"ingressName,omitempty"`
+	ServiceName string `json:"serviceName,omitempty" toml:"serviceName,omitempty" yaml:"serviceName,omitempty"`
+	ServicePort string `json:"servicePort,omitempty" toml:"servicePort,omitempty" yaml:"servicePort,omitempty"`
+}
+
+// Service is where a router sends requests; an Ingress provider only builds load balancers.
+type Service struct {
+	LoadBalancer *ServersLoadBalancer `json:"loadBalancer,omitempty" toml:"loadBalancer,omitempty" yaml:"loadBalancer,omitempty"`
+}
+
+// Balancing strategies.
+const (
+	// BalancerStrategyWRR is weighted round robin, Traefik's default.
+	BalancerStrategyWRR = "wrr"
+)
+
+// DefaultFlushInterval is Traefik's default response flush interval.
+const DefaultFlushInterval = ptypes.Duration(100_000_000) // 100ms
+
+// ServersLoadBalancer balances requests over a set of servers.
+type ServersLoadBalancer struct {
+	Sticky             *Sticky             `json:"sticky,omitempty" toml:"sticky,omitempty" yaml:"sticky,omitempty" label:"allowEmpty"`
+	Servers            []Server            `json:"servers,omitempty" toml:"servers,omitempty" yaml:"servers,omitempty"`
+	Strategy           string              `json:"strategy,omitempty" toml:"strategy,omitempty" yaml:"strategy,omitempty"`
+	PassHostHeader     *bool               `json:"passHostHeader" toml:"passHostHeader" yaml:"passHostHeader"`
+	ResponseForwarding *ResponseForwarding `json:"responseForwarding,omitempty" toml:"responseForwarding,omitempty" yaml:"responseForwarding,omitempty"`
+	ServersTransport   string              `json:"serversTransport,omitempty" toml:"serversTransport,omitempty" yaml:"serversTransport,omitempty"`
+}
+
+// NewServersLoadBalancer returns a load balancer with Traefik's defaults:
+// strategy wrr, passHostHeader true, flushInterval 100ms.
+func NewServersLoadBalancer() *ServersLoadBalancer {
+	passHostHeader := true
+	return &ServersLoadBalancer{
+		Strategy:           BalancerStrategyWRR,
+		PassHostHeader:     &passHostHeader,
+		ResponseForwarding: &ResponseForwarding{FlushInterval: DefaultFlushInterval},
+	}
+}
+
+// ResponseForwarding tunes how responses are streamed back to clients.
+type ResponseForwarding struct {
+	FlushInterval ptypes.Duration `json:"flushInterval,omitempty" toml:"flushInterval,omitempty" yaml:"flushInterval,omitempty"`
+}
+
+// Server is one upstream URL.
+type Server struct {
+	URL          string `json:"url,omitempty" toml:"url,omitempty" yaml:"url,omitempty"`
+	Weight       *int   `json:"weight,omitempty" toml:"weight,omitempty" yaml:"weight,omitempty"`
+	PreservePath bool   `json:"preservePath,omitempty" toml:"preservePath,omitempty" yaml:"preservePath,omitempty"`
+	// Fenced servers are serving but terminating: they keep receiving the
+	// requests of existing sticky sessions and never a new one.
+	Fenced bool `json:"fenced,omitempty" toml:"fenced,omitempty" yaml:"fenced,omitempty"`
+}
+
+// Sticky enables session affinity.
+type Sticky struct {
+	Cookie *Cookie `json:"cookie,omitempty" toml:"cookie,omitempty" yaml:"cookie,omitempty" label:"allowEmpty"`
+}
+
+// Cookie is the session affinity cookie.
+type Cookie struct {
+	Name     string  `json:"name,omitempty" toml:"name,omitempty" yaml:"name,omitempty"`
+	Secure   bool    `json:"secure,omitempty" toml:"secure,omitempty" yaml:"secure,omitempty"`
+	HTTPOnly bool    `json:"httpOnly,omitempty" toml:"httpOnly,omitempty" yaml:"httpOnly,omitempty"`
+	SameSite string  `json:"sameSite,omitempty" toml:"sameSite,omitempty" yaml:"sameSite,omitempty"`
+	MaxAge   int     `json:"maxAge,omitempty" toml:"maxAge,omitempty" yaml:"maxAge,omitempty"`
+	Path     *string `json:"path,omitempty" toml:"path,omitempty" yaml:"path,omitempty"`
+	Domain   string  `json:"domain,omitempty" toml:"domain,omitempty" yaml:"domain,omitempty"`
+}
+
+// SetDefaults sets Traefik's default cookie path, "/". The label parser calls
+// it when an annotation creates the cookie.
+func (c *Cookie) SetDefaults() {
+	path := "/"
+	c.Path = &path
+}
+
+// Middleware is a middleware definition. An Ingress refers to middlewares by
+// name and never defines one, so the content is kept as opaque values.
+type Middleware map[string]any
+
+// ServersTransport configures the connections to the servers of a service.
+type ServersTransport struct {
+	ServerName          string   `json:"serverName,omitempty" toml:"serverName,omitempty" yaml:"serverName,omitempty"`
+	InsecureSkipVerify  bool     `json:"insecureSkipVerify,omitempty" toml:"insecureSkipVerify,omitempty" yaml:"insecureSkipVerify,omitempty"`
+	RootCAs             []string `json:"rootCAs,omitempty" toml:"rootCAs,omitempty" yaml:"rootCAs,omitempty"`
+	MaxIdleConnsPerHost int      `json:"maxIdleConnsPerHost,omitempty" toml:"maxIdleConnsPerHost,omitempty" yaml:"maxIdleConnsPerHost,omitempty"`
+	DisableHTTP2        bool     `json:"disableHTTP2,omitempty" toml:"disableHTTP2,omitempty" yaml:"disableHTTP2,omitempty"`
+	PeerCertURI         string   `json:"peerCertURI,omitempty" toml:"peerCertURI,omitempty" yaml:"peerCertURI,omitempty"`
+}
+
+// TLSConfiguration holds the certificates.
+type TLSConfiguration struct {
+	Certificates []*CertAndStores `json:"certificates,omitempty" toml:"certificates,omitempty" yaml:"certificates,omitempty"`
+}
+
+// CertAndStores is a certificate and the TLS stores it belongs to.
+type CertAndStores struct {
+	Certificate `yaml:",inline"`
+	Stores      []string `json:"stores,omitempty" toml:"stores,omitempty" yaml:"stores,omitempty"`
+}
+
+// Certificate is a PEM certificate chain and its key. Traefik reads each field
+// as a file path or as the PEM content itself; sliceway always puts the content.
+type Certificate struct {
+	CertFile string `json:"certFile,omitempty" toml:"certFile,omitempty" yaml:"certFile,omitempty"`
+	KeyFile  string `json:"keyFile,omitempty" toml:"keyFile,omitempty" yaml:"keyFile,omitempty" loggable:"false"`
+}

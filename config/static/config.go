@@ -1,0 +1,39 @@
+// Package static is the configuration of the sliceway binary, loaded by
+// paerser from flags, SLICEWAY_* environment variables or a file.
+package static
+
+import (
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+)
+
+// Configuration is the root of the binary's configuration.
+type Configuration struct {
+	ConfigFile string     `description:"Configuration file (TOML or YAML) to read instead of flags and environment variables." json:"-" toml:"-" yaml:"-"`
+	Log        *Log       `description:"Logging." json:"log,omitempty" toml:"log,omitempty" yaml:"log,omitempty" export:"true"`
+	Providers  *Providers `description:"Providers." json:"providers,omitempty" toml:"providers,omitempty" yaml:"providers,omitempty" export:"true"`
+	Manifests  []string   `description:"Manifest files or directories to serve as an in-memory cluster instead of connecting to one." json:"manifests,omitempty" toml:"manifests,omitempty" yaml:"manifests,omitempty"`
+	Demo       bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
+	Format     string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
+}
+
+// Log configures logging; logs go to stderr.
+type Log struct {
+	Level  string `description:"Log level: debug, info, warn or error." json:"level,omitempty" toml:"level,omitempty" yaml:"level,omitempty"`
+	Format string `description:"Log format: text or json." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
+}
+
+// Providers holds the providers' options.
+type Providers struct {
+	KubernetesIngress *ingress.Provider `description:"Kubernetes Ingress provider." json:"kubernetesIngress,omitempty" toml:"kubernetesIngress,omitempty" yaml:"kubernetesIngress,omitempty" label:"allowEmpty" export:"true"`
+}
+
+// New returns a configuration with the default values.
+func New() *Configuration {
+	p := &ingress.Provider{}
+	p.SetDefaults()
+	return &Configuration{
+		Log:       &Log{Level: "info", Format: "text"},
+		Providers: &Providers{KubernetesIngress: p},
+		Format:    "json",
+	}
+}

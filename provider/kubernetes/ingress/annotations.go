@@ -1,0 +1,176 @@
+package ingress
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/traefik/paerser/parser"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// AnnotationPrefix starts every annotation the provider reads.
+const AnnotationPrefix = "traefik.ingress.kubernetes.io/"
+
+// routerConfig is what the router.* annotations of an Ingress decode into.
+type routerConfig struct {
+	Router *routerAnnotations `json:"router,omitempty"`
+}
+
+type routerAnnotations struct {
+	PathMatcher string                   `json:"pathMatcher,omitempty"`
+	EntryPoints []string                 `json:"entryPoints,omitempty"`
+	Middlewares []string                 `json:"middlewares,omitempty"`
+	Priority    int                      `json:"priority,omitempty"`
+	TLS         *dynamic.RouterTLSConfig `json:"tls,omitempty" label:"allowEmpty"`
+}
+
+// serviceConfig is what the service.* annotations of a Service decode into.
+type serviceConfig struct {
+	Service *serviceAnnotations `json:"service,omitempty"`
+}
+
+type serviceAnnotations struct {
+	ServersScheme    string          `json:"serversScheme,omitempty"`
+	ServersTransport string          `json:"serversTransport,omitempty"`
+	PassHostHeader   *bool           `json:"passHostHeader,omitempty"`
+	Sticky           *dynamic.Sticky `json:"sticky,omitempty" label:"allowEmpty"`
+	NativeLB         *bool           `json:"nativeLB,omitempty"`
+	NodePortLB       bool            `json:"nodePortLB,omitempty"`
+}
+
+// indexedKey matches an indexed annotation such as router.tls.domains.0.main,
+// which the label parser spells router.tls.domains[0].main.
+var indexedKey = regexp.MustCompile(`^(.+)\.(\w+)\.(\d+)\.(.+)$`)
+
+// annotationLabels turns the provider's annotations into paerser labels
+// ("traefik.ingress.kubernetes.io/router.priority" -> "traefik.router.priority"),
+// keeping the original annotation name of each label.
+func annotationLabels(annotations map[string]string, group string) (map[string]string, map[string]string) {
+	var labels, origin map[string]string
+	for key, value := range annotations {
+		rest, ok := strings.CutPrefix(key, AnnotationPrefix)
+		if !ok || !strings.HasPrefix(strings.ToLower(rest), group+".") {
+			continue
+		}
+		label := parser.DefaultRootName + "." + rest
+		if indexedKey.MatchString(label) {
+			label = indexedKey.ReplaceAllString(label, "$1.$2[$3].$4")
+		}
+		if labels == nil {
+			labels = map[string]string{}
+			origin = map[string]string{}
+		}
+		labels[label] = value
+		origin[label] = key
+	}
+	return labels, origin
+}
+
+// annotationError is a bad annotation value; it names the annotation.
+type annotationError struct {
+	Annotation string
+	Err        error
+}
+
+func (e *annotationError) Error() string {
+	return fmt.Sprintf("annotation %s: %v", e.Annotation, e.Err)
+}
+
+func (e *annotationError) Unwrap() error { return e.Err }
+
+// decodeAnnotations decodes the annotations of one group (router or service)
+// into element. When decoding fails, each annotation is decoded alone to name
+// the one at fault.
+func decodeAnnotations(annotations map[string]string, group string, element any, fresh func() any) error {
+	labels, origin := annotationLabels(annotations, group)
+	if len(labels) == 0 {
+		return nil
+	}
+	filter := parser.DefaultRootName + "." + group + "."
+	err := parser.Decode(labels, element, parser.DefaultRootName, filter)
+	if err == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(labels))
+	for label := range labels {
+		keys = append(keys, label)
+	}
+	slices.Sort(keys)
+	for _, label := range keys {
+		if oneErr := parser.Decode(map[string]string{label: labels[label]}, fresh(), parser.DefaultRootName, filter); oneErr != nil {
+			return &annotationError{Annotation: origin[label], Err: oneErr}
+		}
+	}
+	names := make([]string, 0, len(keys))
+	for _, label := range keys {
+		names = append(names, origin[label])
+	}
+	return &annotationError{Annotation: strings.Join(names, ", "), Err: err}
+}
+
+var pathMatchers = []string{"Path", "PathPrefix", "PathRegexp"}
+
+// parseRouterAnnotations reads the router.* annotations of an Ingress.
+func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, error) {
+	cfg := &routerConfig{}
+	if err := decodeAnnotations(annotations, "router", cfg, func() any { return &routerConfig{} }); err != nil {
+		return nil, err
+	}
+	r := cfg.Router
+	if r == nil {
+		return &routerAnnotations{}, nil
+	}
+	if r.PathMatcher != "" && !slices.Contains(pathMatchers, r.PathMatcher) {
+		return nil, &annotationError{
+			Annotation: AnnotationPrefix + "router.pathmatcher",
+			Err:        fmt.Errorf("%q is not one of %s", r.PathMatcher, strings.Join(pathMatchers, ", ")),
+		}
+	}
+	if r.TLS != nil {
+		for i, d := range r.TLS.Domains {
+			if d.Main == "" && len(d.SANs) == 0 {
+				return nil, &annotationError{
+					Annotation: fmt.Sprintf("%srouter.tls.domains.%d", AnnotationPrefix, i),
+					Err:        fmt.Errorf("domain %d has neither main nor sans", i),
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+var (
+	serverSchemes = []string{"http", "https", "h2c"}
+	sameSites     = []string{"none", "lax", "strict"}
+)
+
+// parseServiceAnnotations reads the service.* annotations of a Service.
+func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations, error) {
+	cfg := &serviceConfig{}
+	if err := decodeAnnotations(annotations, "service", cfg, func() any { return &serviceConfig{} }); err != nil {
+		return nil, err
+	}
+	s := cfg.Service
+	if s == nil {
+		return &serviceAnnotations{}, nil
+	}
+	if s.ServersScheme != "" && !slices.Contains(serverSchemes, s.ServersScheme) {
+		return nil, &annotationError{
+			Annotation: AnnotationPrefix + "service.serversscheme",
+			Err:        fmt.Errorf("%q is not one of %s", s.ServersScheme, strings.Join(serverSchemes, ", ")),
+		}
+	}
+	if s.Sticky != nil && s.Sticky.Cookie != nil {
+		c := s.Sticky.Cookie
+		if c.SameSite != "" && !slices.Contains(sameSites, strings.ToLower(c.SameSite)) {
+			return nil, &annotationError{
+				Annotation: AnnotationPrefix + "service.sticky.cookie.samesite",
+				Err:        fmt.Errorf("%q is not one of %s", c.SameSite, strings.Join(sameSites, ", ")),
+			}
+		}
+	}
+	return s, nil
+}

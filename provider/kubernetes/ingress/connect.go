@@ -1,0 +1,79 @@
+package ingress
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Version is sliceway's version, set at build time with
+// -ldflags "-X github.com/sliceway/sliceway/provider/kubernetes/ingress.Version=...".
+var Version = "dev"
+
+// ClusterConfigured says whether a real cluster can be reached without
+// manifests: in-cluster credentials, an explicit endpoint, or a kubeconfig.
+func (p *Provider) ClusterConfigured() bool {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" || p.Endpoint != "" || os.Getenv("KUBECONFIG") != "" {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(home, ".kube", "config"))
+	return err == nil
+}
+
+// RESTConfig builds the client configuration: in-cluster service-account
+// credentials when KUBERNETES_SERVICE_HOST is set; else endpoint, token and
+// certAuthFilePath when endpoint is set; else the kubeconfig from KUBECONFIG
+// or ~/.kube/config. Built-in types are exchanged as protobuf.
+func (p *Provider) RESTConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	switch {
+	case os.Getenv("KUBERNETES_SERVICE_HOST") != "":
+		cfg, err = rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster configuration: %w", err)
+		}
+		if p.Endpoint != "" {
+			cfg.Host = p.Endpoint
+		}
+	case p.Endpoint != "":
+		cfg = &rest.Config{Host: p.Endpoint, BearerToken: p.Token}
+		if p.CertAuthFilePath != "" {
+			if _, err := os.Stat(p.CertAuthFilePath); err != nil {
+				return nil, fmt.Errorf("certAuthFilePath: %w", err)
+			}
+			cfg.TLSClientConfig.CAFile = p.CertAuthFilePath
+		}
+	default:
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+		if err != nil {
+			if clientcmd.IsEmptyConfig(err) {
+				return nil, errors.New("no cluster configured: set endpoint, run in a cluster, or provide a kubeconfig (KUBECONFIG or ~/.kube/config)")
+			}
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	cfg.UserAgent = "sliceway/" + Version
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	return cfg, nil
+}
+
+// NewClientset connects to the configured cluster.
+func (p *Provider) NewClientset() (kubernetes.Interface, error) {
+	cfg, err := p.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}

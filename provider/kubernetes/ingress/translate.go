@@ -1,0 +1,553 @@
+package ingress
+
+import (
+	"cmp"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+)
+
+// Names Traefik gives the default backend.
+const (
+	DefaultRouterName  = "default-router"
+	DefaultBackendName = "default-backend"
+)
+
+// Ingress class names and annotations.
+const (
+	// ControllerName is the controller an IngressClass must name to be ours.
+	ControllerName = "traefik.io/ingress-controller"
+	// AnnotationIngressClass is the legacy class annotation.
+	AnnotationIngressClass = "kubernetes.io/ingress.class"
+	// AnnotationDefaultClass marks the cluster's default IngressClass.
+	AnnotationDefaultClass = "ingressclass.kubernetes.io/is-default-class"
+	// defaultClassAnnotationValue is the legacy annotation value served when no class option is set.
+	defaultClassAnnotationValue = "traefik"
+)
+
+// Result is the outcome of one translation: the configuration, and the
+// problems found with individual objects (their bad parts are left out).
+type Result struct {
+	Configuration *dynamic.Configuration
+	Errors        []*ObjectError
+}
+
+// Translate builds the dynamic configuration of a cluster snapshot. It is
+// pure: it reads the snapshot, never writes to it, never logs, and reports
+// what is wrong with an object as an ObjectError while building the rest.
+func Translate(snap Snapshot, opts *Provider) *Result {
+	t := &translator{
+		snap:     snap,
+		opts:     opts,
+		services: map[string]*builtService{},
+		routers:  map[string][]*pendingRouter{},
+		certs:    map[string]*dynamic.CertAndStores{},
+		conf: &dynamic.Configuration{
+			HTTP: &dynamic.HTTPConfiguration{
+				Routers:     map[string]*dynamic.Router{},
+				Services:    map[string]*dynamic.Service{},
+				Middlewares: map[string]*dynamic.Middleware{},
+			},
+		},
+	}
+	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
+	if err != nil {
+		policy = endpoints.TerminatingFallback
+	}
+	t.selectOpts = endpoints.Options{Terminating: policy}
+	t.run()
+	return &Result{Configuration: t.conf, Errors: t.errs}
+}
+
+type translator struct {
+	snap       Snapshot
+	opts       *Provider
+	selectOpts endpoints.Options
+
+	conf     *dynamic.Configuration
+	errs     []*ObjectError
+	services map[string]*builtService    // by service key, built once per translation
+	routers  map[string][]*pendingRouter // by router key, before conflicts are resolved
+	certs    map[string]*dynamic.CertAndStores
+
+	defaultBackendOwner string // namespace/name of the Ingress whose default backend is used
+}
+
+type builtService struct {
+	service *dynamic.Service
+	err     error
+}
+
+type pendingRouter struct {
+	router  *dynamic.Router
+	ingress string // namespace/name, for errors
+	order   int
+}
+
+func (t *translator) report(e *ObjectError) { t.errs = append(t.errs, e) }
+
+func (t *translator) ingressError(ing *netv1.Ingress, field string, sev Severity, err error) {
+	t.report(&ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: field, Severity: sev, Err: err})
+}
+
+func (t *translator) run() {
+	classes := t.classes()
+	ingresses := slices.Clone(t.snap.Ingresses())
+	// Oldest first, so that a newer Ingress cannot take the default backend
+	// of an older one; names break ties so the order is total.
+	slices.SortFunc(ingresses, func(a, b *netv1.Ingress) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	order := 0
+	for _, ing := range ingresses {
+		if ing == nil || !classes.serves(ing, t.opts.IngressClass) {
+			continue
+		}
+		order = t.ingress(ing, order)
+	}
+	t.resolveRouters()
+	t.finishCerts()
+	slices.SortStableFunc(t.errs, func(a, b *ObjectError) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace),
+			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Field, b.Field))
+	})
+	t.errs = slices.CompactFunc(t.errs, func(a, b *ObjectError) bool { return a.Error() == b.Error() })
+}
+
+// classSet is what the IngressClasses of the cluster say about which
+// Ingresses are ours.
+type classSet struct {
+	ours          map[string]bool
+	defaultExists bool
+	defaultIsOurs bool
+}
+
+func (t *translator) classes() classSet {
+	cs := classSet{ours: map[string]bool{}}
+	for _, ic := range t.snap.IngressClasses() {
+		if ic == nil {
+			continue
+		}
+		isDefault := ic.Annotations[AnnotationDefaultClass] == "true"
+		ours := ic.Spec.Controller == ControllerName && (t.opts.IngressClass == "" || ic.Name == t.opts.IngressClass)
+		if ours {
+			cs.ours[ic.Name] = true
+		}
+		if isDefault {
+			cs.defaultExists = true
+			cs.defaultIsOurs = cs.defaultIsOurs || ours
+		}
+	}
+	return cs
+}
+
+// serves says whether an Ingress is for this provider: its ingressClassName
+// names one of our IngressClasses; or its legacy class annotation matches the
+// ingressClass option ("traefik" when the option is empty); or it names no
+// class at all and either the cluster's default IngressClass is ours or, when
+// the cluster has no default class, the ingressClass option is empty.
+func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
+	if ing.Spec.IngressClassName != nil {
+		return cs.ours[*ing.Spec.IngressClassName]
+	}
+	if annotation := ing.Annotations[AnnotationIngressClass]; annotation != "" {
+		return annotation == option || (option == "" && annotation == defaultClassAnnotationValue)
+	}
+	if cs.defaultExists {
+		return cs.defaultIsOurs
+	}
+	return option == ""
+}
+
+func (t *translator) ingress(ing *netv1.Ingress, order int) int {
+	ra, err := parseRouterAnnotations(ing.Annotations)
+	if err != nil {
+		field := "metadata.annotations"
+		var ae *annotationError
+		if errors.As(err, &ae) {
+			field = fmt.Sprintf("metadata.annotations[%s]", ae.Annotation)
+			err = ae.Err
+		}
+		t.ingressError(ing, field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
+		return order
+	}
+
+	t.ingressCerts(ing)
+
+	if db := ing.Spec.DefaultBackend; db != nil {
+		t.defaultBackend(ing, db, ra)
+	}
+
+	for i, rule := range ing.Spec.Rules {
+		if rule.HTTP == nil {
+			continue
+		}
+		for j, path := range rule.HTTP.Paths {
+			field := fmt.Sprintf("spec.rules[%d].http.paths[%d].backend", i, j)
+			svc, key, port, ok := t.backend(ing, field, path.Backend)
+			if !ok {
+				continue
+			}
+			t.conf.HTTP.Services[key] = svc
+			rt := newRouter(ra, key)
+			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, t.opts.StrictPrefixMatching)
+			rt.Priority = ra.Priority
+			rt.Observability = observability(ing, path.Backend.Service.Name, port)
+			rk := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+			t.routers[rk] = append(t.routers[rk], &pendingRouter{router: rt, ingress: ing.Namespace + "/" + ing.Name, order: order})
+			order++
+		}
+	}
+	return order
+}
+
+func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
+	rt := &dynamic.Router{Service: service}
+	if len(ra.EntryPoints) > 0 {
+		rt.EntryPoints = slices.Clone(ra.EntryPoints)
+	}
+	if len(ra.Middlewares) > 0 {
+		rt.Middlewares = slices.Clone(ra.Middlewares)
+	}
+	if ra.TLS != nil {
+		tlsConf := *ra.TLS
+		tlsConf.Domains = slices.Clone(tlsConf.Domains)
+		if len(tlsConf.Domains) == 0 {
+			tlsConf.Domains = nil
+		}
+		rt.TLS = &tlsConf
+	}
+	return rt
+}
+
+func observability(ing *netv1.Ingress, serviceName, port string) *dynamic.RouterObservabilityConfig {
+	return &dynamic.RouterObservabilityConfig{Metadata: &dynamic.ObservabilityMetadata{Ingress: &dynamic.IngressMetadata{
+		Namespace:   ing.Namespace,
+		IngressName: ing.Name,
+		ServiceName: serviceName,
+		ServicePort: port,
+	}}}
+}
+
+func (t *translator) defaultBackend(ing *netv1.Ingress, db *netv1.IngressBackend, ra *routerAnnotations) {
+	self := ing.Namespace + "/" + ing.Name
+	if t.defaultBackendOwner != "" {
+		t.ingressError(ing, "spec.defaultBackend", SeverityError,
+			fmt.Errorf("the default backend is already defined by Ingress %s, which is older", t.defaultBackendOwner))
+		return
+	}
+	svc, _, port, ok := t.backend(ing, "spec.defaultBackend", *db)
+	if !ok {
+		return
+	}
+	t.defaultBackendOwner = self
+	rt := newRouter(ra, DefaultBackendName)
+	rt.Rule = `PathPrefix("/")`
+	rt.Priority = math.MinInt32
+	rt.Observability = observability(ing, db.Service.Name, port)
+	t.conf.HTTP.Routers[DefaultRouterName] = rt
+	t.conf.HTTP.Services[DefaultBackendName] = svc
+}
+
+// backend resolves an Ingress backend to its service, building it on first
+// use, and returns the service's key. It reports why when it cannot.
+func (t *translator) backend(ing *netv1.Ingress, field string, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, ok bool) {
+	if b.Resource != nil {
+		t.ingressError(ing, field+".resource", SeverityError, errors.New("resource backends are not supported"))
+		return nil, "", "", false
+	}
+	if b.Service == nil {
+		t.ingressError(ing, field+".service", SeverityError, errors.New("no service is given"))
+		return nil, "", "", false
+	}
+	port = b.Service.Port.Name
+	if port == "" {
+		port = strconv.Itoa(int(b.Service.Port.Number))
+	}
+	key = serviceKey(ing.Namespace, b.Service.Name, port)
+	built, seen := t.services[key]
+	if !seen {
+		svc, err := t.buildService(ing.Namespace, b.Service)
+		built = &builtService{service: svc, err: err}
+		t.services[key] = built
+	}
+	if built.err != nil {
+		t.ingressError(ing, field+".service", SeverityError, built.err)
+		return nil, "", "", false
+	}
+	if len(built.service.LoadBalancer.Servers) == 0 && !t.opts.AllowEmptyServices {
+		t.ingressError(ing, field+".service", SeverityError,
+			fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", ing.Namespace, b.Service.Name, port))
+		return nil, "", "", false
+	}
+	return built.service, key, port, true
+}
+
+// buildService builds the load balancer of one Service port.
+func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBackend) (*dynamic.Service, error) {
+	svc := t.snap.Service(namespace, sb.Name)
+	if svc == nil {
+		return nil, fmt.Errorf("service %s/%s not found", namespace, sb.Name)
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName && !t.opts.AllowExternalNameServices {
+		return nil, fmt.Errorf("service %s/%s is of type ExternalName, which allowExternalNameServices does not allow", namespace, sb.Name)
+	}
+	portSpec, found := servicePort(svc, sb.Port)
+	if !found {
+		return nil, fmt.Errorf("service %s/%s has no port %s", namespace, sb.Name, portString(sb.Port))
+	}
+	if portSpec.Protocol != "" && portSpec.Protocol != corev1.ProtocolTCP {
+		return nil, fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), portSpec.Protocol)
+	}
+	sa, err := parseServiceAnnotations(svc.Annotations)
+	if err != nil {
+		var ae *annotationError
+		if errors.As(err, &ae) {
+			t.report(&ObjectError{Kind: "Service", Namespace: namespace, Name: sb.Name,
+				Field: fmt.Sprintf("metadata.annotations[%s]", ae.Annotation), Severity: SeverityError, Err: ae.Err})
+		}
+		return nil, fmt.Errorf("service %s/%s has an invalid annotation: %w", namespace, sb.Name, err)
+	}
+
+	lb := dynamic.NewServersLoadBalancer()
+	if sa.Sticky != nil {
+		sticky := *sa.Sticky
+		if sticky.Cookie != nil {
+			cookie := *sticky.Cookie
+			sticky.Cookie = &cookie
+		}
+		lb.Sticky = &sticky
+	}
+	if sa.PassHostHeader != nil {
+		v := *sa.PassHostHeader
+		lb.PassHostHeader = &v
+	}
+	lb.ServersTransport = sa.ServersTransport
+	scheme := serverScheme(portSpec, sa)
+
+	nativeLB := t.opts.NativeLBByDefault
+	if sa.NativeLB != nil {
+		nativeLB = *sa.NativeLB
+	}
+
+	switch {
+	case sa.NodePortLB && svc.Spec.Type == corev1.ServiceTypeNodePort:
+		lb.Servers, err = t.nodePortServers(svc, portSpec, scheme)
+	case svc.Spec.Type == corev1.ServiceTypeExternalName:
+		lb.Servers = []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(portSpec.Port)))}}
+	case nativeLB:
+		lb.Servers, err = clusterIPServers(svc, portSpec, scheme)
+	default:
+		lb.Servers = t.endpointServers(svc, portSpec, scheme)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &dynamic.Service{LoadBalancer: lb}, nil
+}
+
+// servicePort finds the Service port an Ingress backend refers to, by number
+// or by name.
+func servicePort(svc *corev1.Service, ref netv1.ServiceBackendPort) (corev1.ServicePort, bool) {
+	for _, p := range svc.Spec.Ports {
+		if (ref.Name == "" && ref.Number == p.Port) || (ref.Name != "" && ref.Name == p.Name) {
+			return p, true
+		}
+	}
+	return corev1.ServicePort{}, false
+}
+
+func portString(ref netv1.ServiceBackendPort) string {
+	if ref.Name != "" {
+		return strconv.Quote(ref.Name)
+	}
+	return strconv.Itoa(int(ref.Number))
+}
+
+// serverScheme is https for port 443 or a port name starting with https,
+// else http, unless the service.serversscheme annotation says otherwise.
+func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
+	if sa.ServersScheme != "" {
+		return sa.ServersScheme
+	}
+	if p.Port == 443 || strings.HasPrefix(p.Name, "https") {
+		return "https"
+	}
+	return "http"
+}
+
+func (t *translator) endpointServers(svc *corev1.Service, p corev1.ServicePort, scheme string) []dynamic.Server {
+	backends, problems := endpoints.Select(t.snap.EndpointSlices(svc.Namespace, svc.Name), p.Name, t.selectOpts)
+	for _, pr := range problems {
+		ns, name, _ := strings.Cut(pr.Slice, "/")
+		t.report(&ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
+	}
+	if len(backends) == 0 {
+		return nil
+	}
+	servers := make([]dynamic.Server, len(backends))
+	for i, b := range backends {
+		servers[i] = dynamic.Server{URL: scheme + "://" + b.HostPort()}
+		if b.Fenced {
+			servers[i].Fenced = true
+			// Traefik's file and HTTP providers do not know "fenced"; a
+			// weight of 0 keeps new requests away there too.
+			servers[i].Weight = new(int)
+		}
+	}
+	return servers
+}
+
+func clusterIPServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
+	switch svc.Spec.ClusterIP {
+	case corev1.ClusterIPNone:
+		return nil, fmt.Errorf("service %s/%s is headless: it has no cluster IP for nativeLB", svc.Namespace, svc.Name)
+	case "":
+		return nil, fmt.Errorf("service %s/%s has no cluster IP for nativeLB", svc.Namespace, svc.Name)
+	}
+	return []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(p.Port)))}}, nil
+}
+
+func (t *translator) nodePortServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
+	if p.NodePort == 0 {
+		return nil, fmt.Errorf("service %s/%s port %d has no node port", svc.Namespace, svc.Name, p.Port)
+	}
+	port := strconv.Itoa(int(p.NodePort))
+	seen := map[string]bool{}
+	var servers []dynamic.Server
+	for _, node := range t.snap.Nodes() {
+		if node == nil {
+			continue
+		}
+		for _, addr := range node.Status.Addresses {
+			if addr.Type != corev1.NodeInternalIP || seen[addr.Address] {
+				continue
+			}
+			seen[addr.Address] = true
+			servers = append(servers, dynamic.Server{URL: scheme + "://" + net.JoinHostPort(addr.Address, port)})
+		}
+	}
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("service %s/%s: no node has an internal IP for nodePortLB", svc.Namespace, svc.Name)
+	}
+	slices.SortFunc(servers, func(a, b dynamic.Server) int { return cmp.Compare(a.URL, b.URL) })
+	return servers, nil
+}
+
+// resolveRouters puts the routers in the configuration under their keys;
+// routers that share a key get the hash of their rule appended.
+func (t *translator) resolveRouters() {
+	keys := make([]string, 0, len(t.routers))
+	for k := range t.routers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		prs := t.routers[key]
+		if len(prs) == 1 {
+			t.addRouter(key, prs[0])
+			continue
+		}
+		slices.SortFunc(prs, func(a, b *pendingRouter) int { return cmp.Compare(a.order, b.order) })
+		for _, pr := range prs {
+			t.addRouter(hashedRouterKey(key, pr.router.Rule), pr)
+		}
+	}
+}
+
+func (t *translator) addRouter(key string, pr *pendingRouter) {
+	if _, taken := t.conf.HTTP.Routers[key]; taken {
+		ns, name, _ := strings.Cut(pr.ingress, "/")
+		t.report(&ObjectError{Kind: "Ingress", Namespace: ns, Name: name, Field: "spec.rules", Severity: SeverityError,
+			Err: fmt.Errorf("router %s is already defined with the same rule by another path; this one is skipped", key)})
+		return
+	}
+	t.conf.HTTP.Routers[key] = pr.router
+}
+
+// ingressCerts loads the certificates of the Ingress's spec.tls entries.
+func (t *translator) ingressCerts(ing *netv1.Ingress) {
+	for i, entry := range ing.Spec.TLS {
+		if entry.SecretName == "" {
+			continue
+		}
+		key := ing.Namespace + "-" + entry.SecretName
+		if _, done := t.certs[key]; done {
+			continue
+		}
+		field := fmt.Sprintf("spec.tls[%d].secretName", i)
+		secret := t.snap.Secret(ing.Namespace, entry.SecretName)
+		if secret == nil {
+			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
+			continue
+		}
+		cert, err := certificate(secret)
+		if err != nil {
+			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
+			continue
+		}
+		t.certs[key] = cert
+	}
+}
+
+// certificate reads tls.crt and tls.key of a Secret; both must hold PEM
+// blocks of the right kind.
+func certificate(secret *corev1.Secret) (*dynamic.CertAndStores, error) {
+	crt, key := secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey]
+	if len(crt) == 0 {
+		return nil, fmt.Errorf("%s is missing or empty", corev1.TLSCertKey)
+	}
+	if len(key) == 0 {
+		return nil, fmt.Errorf("%s is missing or empty", corev1.TLSPrivateKeyKey)
+	}
+	if !hasPEMBlock(crt, func(typ string) bool { return typ == "CERTIFICATE" }) {
+		return nil, fmt.Errorf("%s holds no PEM CERTIFICATE block", corev1.TLSCertKey)
+	}
+	if !hasPEMBlock(key, func(typ string) bool { return strings.HasSuffix(typ, "PRIVATE KEY") }) {
+		return nil, fmt.Errorf("%s holds no PEM PRIVATE KEY block", corev1.TLSPrivateKeyKey)
+	}
+	return &dynamic.CertAndStores{Certificate: dynamic.Certificate{CertFile: string(crt), KeyFile: string(key)}}, nil
+}
+
+func hasPEMBlock(data []byte, want func(string) bool) bool {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return false
+		}
+		if want(block.Type) {
+			return true
+		}
+	}
+}
+
+func (t *translator) finishCerts() {
+	if len(t.certs) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(t.certs))
+	for k := range t.certs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	certs := make([]*dynamic.CertAndStores, 0, len(keys))
+	for _, k := range keys {
+		certs = append(certs, t.certs[k])
+	}
+	t.conf.TLS = &dynamic.TLSConfiguration{Certificates: certs}
+}

@@ -1,0 +1,241 @@
+// Package k8s holds the Kubernetes plumbing shared by sliceway's providers:
+// manifest parsing, informer transforms, the EndpointSlice index and change
+// detection.
+package k8s
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// MaxManifestSize bounds one manifest file, so that a huge or endless input
+// fails with a clear error instead of eating the memory.
+const MaxManifestSize = 64 << 20
+
+// maxDocumentSize bounds one YAML document of a manifest file.
+const maxDocumentSize = 16 << 20
+
+// Object is one object read from a manifest, with where it came from.
+type Object struct {
+	Object runtime.Object
+	Source string // file:document, e.g. "demo.yaml#3"
+}
+
+// ManifestError is a problem with one document of a manifest file.
+type ManifestError struct {
+	File     string
+	Document int // 1-based; 0 when the whole file is at fault
+	Warning  bool
+	Err      error
+}
+
+func (e *ManifestError) Error() string {
+	if e.Document == 0 {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s: document %d: %v", e.File, e.Document, e.Err)
+}
+
+func (e *ManifestError) Unwrap() error { return e.Err }
+
+// manifestExtensions are the files read from a directory.
+var manifestExtensions = []string{".yaml", ".yml", ".json"}
+
+// ReadManifests reads files, or directories of .yaml, .yml and .json files
+// (recursively, in lexical order), as multi-document YAML. It returns the
+// objects of the kinds wanted (nil wants all), and the problems found: a
+// document that does not parse is an error naming its file and number; an
+// object of another kind is a warning. Reading goes on after a bad document.
+func ReadManifests(paths []string, wanted func(schema.GroupVersionKind) bool) ([]Object, []*ManifestError) {
+	var objs []Object
+	var problems []*ManifestError
+	for _, p := range paths {
+		files, err := manifestFiles(p)
+		if err != nil {
+			problems = append(problems, &ManifestError{File: p, Err: err})
+			continue
+		}
+		for _, f := range files {
+			data, err := readBounded(f)
+			if err != nil {
+				problems = append(problems, &ManifestError{File: f, Err: err})
+				continue
+			}
+			o, pr := DecodeManifest(f, data, wanted)
+			objs = append(objs, o...)
+			problems = append(problems, pr...)
+		}
+	}
+	return objs, problems
+}
+
+func manifestFiles(p string) ([]string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no %s files in the directory", strings.Join(manifestExtensions, ", "))
+	}
+	return files, nil
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxManifestSize {
+		return nil, fmt.Errorf("larger than %d MiB", MaxManifestSize>>20)
+	}
+	return data, nil
+}
+
+// DecodeManifest decodes the documents of one manifest file. A List (as
+// kubectl get -o yaml prints) is expanded into its items.
+func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKind) bool) ([]Object, []*ManifestError) {
+	var objs []Object
+	var problems []*ManifestError
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, []*ManifestError{{File: file, Err: errors.New("the file is empty")}}
+	}
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, []*ManifestError{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64<<10))
+	decoder := scheme.Codecs.UniversalDeserializer()
+	for doc := 1; ; doc++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			problems = append(problems, &ManifestError{File: file, Document: doc, Err: err})
+			break
+		}
+		if len(raw) > maxDocumentSize {
+			problems = append(problems, &ManifestError{File: file, Document: doc, Err: fmt.Errorf("document larger than %d MiB", maxDocumentSize>>20)})
+			continue
+		}
+		if isBlankDocument(raw) {
+			continue
+		}
+		o, pr := decodeDocument(decoder, raw, wanted)
+		for _, obj := range o {
+			objs = append(objs, Object{Object: obj, Source: fmt.Sprintf("%s#%d", file, doc)})
+		}
+		for _, e := range pr {
+			e.File, e.Document = file, doc
+			problems = append(problems, e)
+		}
+	}
+	return objs, problems
+}
+
+// isBlankDocument says whether a document holds only comments and blank lines.
+func isBlankDocument(raw []byte) bool {
+	for line := range bytes.SplitSeq(raw, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && line[0] != '#' && !bytes.Equal(line, []byte("---")) {
+			return false
+		}
+	}
+	return true
+}
+
+func decodeDocument(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+	// Read the type first, so that an unknown kind is a warning and not a
+	// decoding error.
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := utilyaml.Unmarshal(raw, &tm); err != nil {
+		return nil, []*ManifestError{{Err: fmt.Errorf("not valid YAML: %w", err)}}
+	}
+	if tm.Kind == "" || tm.APIVersion == "" {
+		return nil, []*ManifestError{{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}}
+	}
+	gvk := schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)
+	if strings.HasSuffix(tm.Kind, "List") && gvk.Group == "" && gvk.Version == "v1" {
+		return decodeList(decoder, raw, wanted)
+	}
+	if wanted != nil && !wanted(gvk) {
+		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", tm.APIVersion, tm.Kind)}}
+	}
+	obj, _, err := decoder.Decode(raw, nil, nil)
+	if err != nil {
+		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", tm.APIVersion, tm.Kind, err)}}
+	}
+	if err := checkMeta(obj); err != nil {
+		return nil, []*ManifestError{{Err: fmt.Errorf("%s: %w", tm.Kind, err)}}
+	}
+	return []runtime.Object{obj}, nil
+}
+
+func decodeList(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+	var list struct {
+		Items []runtime.RawExtension `json:"items"`
+	}
+	if err := utilyaml.Unmarshal(raw, &list); err != nil {
+		return nil, []*ManifestError{{Err: fmt.Errorf("List: %w", err)}}
+	}
+	var objs []runtime.Object
+	var problems []*ManifestError
+	for i, item := range list.Items {
+		o, pr := decodeDocument(decoder, item.Raw, wanted)
+		objs = append(objs, o...)
+		for _, e := range pr {
+			e.Err = fmt.Errorf("items[%d]: %w", i, e.Err)
+			problems = append(problems, e)
+		}
+	}
+	return objs, problems
+}
+
+func checkMeta(obj runtime.Object) error {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	if accessor.GetName() == "" {
+		return errors.New("metadata.name is required")
+	}
+	return nil
+}
