@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,12 +17,10 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
+	"github.com/sliceway/sliceway/fixtures"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
-
-//go:embed demo.yaml
-var demoManifest []byte
 
 // syncTimeout bounds the wait for the informer caches of a one-shot render.
 const syncTimeout = 60 * time.Second
@@ -90,7 +87,7 @@ func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.I
 		if !cfg.Demo {
 			logger.Info().Msg("no manifests and no cluster configured: rendering the bundled demo cluster")
 		}
-		objs, problems = k8s.DecodeManifest("demo.yaml", demoManifest, k8s.IsUsedKind)
+		objs, problems = k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
 	default:
 		cs, err := opts.NewClientset()
 		if err != nil {

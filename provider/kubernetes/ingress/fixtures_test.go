@@ -1,0 +1,116 @@
+package ingress
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected files of the fixtures from the current output")
+
+const fixturesDir = "../../../fixtures"
+
+// A fixture case is a directory of fixtures/ holding:
+//   - manifests.yaml: the input objects, multi-document YAML as kubectl takes it;
+//   - options.yaml (optional): the provider options, as in a configuration file;
+//   - expected.yaml: the configuration the provider must render;
+//   - errors.txt (optional): the errors and warnings it must report, one a line.
+//
+// go test ./provider/kubernetes/ingress -run TestFixtures -update rewrites
+// expected.yaml and errors.txt after a deliberate change; review the diff.
+func TestFixtures(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "manifests.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs, "no fixture cases found")
+	for _, manifests := range dirs {
+		dir := filepath.Dir(manifests)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			gotConf, gotErrs := renderFixture(t, dir)
+			checkGolden(t, filepath.Join(dir, "expected.yaml"), gotConf)
+			checkGolden(t, filepath.Join(dir, "errors.txt"), gotErrs)
+		})
+	}
+}
+
+// renderFixture renders one case through the in-memory cluster and the
+// informer path, as `sliceway render --manifests` does.
+func renderFixture(t *testing.T, dir string) (conf, errs string) {
+	t.Helper()
+	opts := &Provider{}
+	opts.SetDefaults()
+	if data, err := os.ReadFile(filepath.Join(dir, "options.yaml")); err == nil {
+		require.NoError(t, yaml.UnmarshalStrict(data, opts), "options.yaml")
+	}
+	require.NoError(t, opts.Validate())
+
+	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
+	cs, more := k8s.NewFakeCluster(objs)
+	problems = append(problems, more...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RenderOnce(ctx, cs, opts, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)
+	require.NoError(t, err)
+
+	out, err := yaml.Marshal(res.Configuration)
+	require.NoError(t, err)
+
+	var lines []string
+	for _, p := range problems {
+		sev := "error"
+		if p.Warning {
+			sev = "warning"
+		}
+		lines = append(lines, sev+": "+strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
+	}
+	for _, e := range res.Errors {
+		sev := "error"
+		if e.Severity == SeverityWarning {
+			sev = "warning"
+		}
+		lines = append(lines, sev+": "+e.Error())
+	}
+	if len(lines) > 0 {
+		errs = strings.Join(lines, "\n") + "\n"
+	}
+	return string(out), errs
+}
+
+// checkGolden compares got with the file; an empty got means the file must
+// not exist. With -update it writes the file instead.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if got == "" {
+			require.NoError(t, removeIfExists(path))
+			return
+		}
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		assert.Empty(t, got, "%s does not exist, so nothing is expected there", filepath.Base(path))
+		return
+	}
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "%s differs (rerun with -update after a deliberate change)", filepath.Base(path))
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
