@@ -50,12 +50,16 @@ func logObjectErrors(logger zerolog.Logger, errs []*ingress.ObjectError) {
 func logManifestProblems(logger zerolog.Logger, problems []*k8s.ManifestError) int {
 	errs := 0
 	for _, p := range problems {
-		if p.Warning {
-			logger.Warn().Str("file", p.File).Int("document", p.Document).Msg(p.Error())
-			continue
+		ev := logger.Warn()
+		if !p.Warning {
+			errs++
+			ev = logger.Error()
 		}
-		errs++
-		logger.Error().Str("file", p.File).Int("document", p.Document).Msg(p.Error())
+		ev.Str("file", p.File)
+		if p.Document > 0 {
+			ev.Int("document", p.Document)
+		}
+		ev.Msg(p.Error())
 	}
 	return errs
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -23,10 +22,8 @@ func rootCommand() *cli.Command {
 	root := &cli.Command{
 		Name:        "sliceway",
 		Description: "Kubernetes Ingress provider on EndpointSlices, rendering Traefik v3 dynamic configuration.",
-		Run: func([]string) error {
-			return errors.New("a command is required: sliceway render --help")
-		},
 	}
+	root.Run = func([]string) error { return root.PrintHelp(os.Stdout) }
 	_ = root.AddCommand(renderCommand(os.Stdout))
 	return root
 }
