@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -28,8 +31,12 @@ type ClientOptions struct {
 	Namespaces []string
 	// LabelSelector the Ingresses must match.
 	LabelSelector string
-	// WatchNodes starts a Node informer (needed by service.nodeportlb).
+	// WatchNodes starts a Node informer from the start; otherwise EnsureNodes
+	// starts one when a feature first needs Nodes.
 	WatchNodes bool
+	// Notify, when set, is told of every event; updates that cannot change
+	// the output are passed with changed=false.
+	Notify k8s.Notify
 }
 
 // Client watches the objects the provider reads through shared informers and
@@ -37,11 +44,14 @@ type ClientOptions struct {
 type Client struct {
 	selector labels.Selector
 	all      bool
+	notify   k8s.Notify
 	spaces   map[string]*namespaceInformers
 	cluster  informers.SharedInformerFactory
 	classes  netlisters.IngressClassLister
-	nodes    corelisters.NodeLister
-	synced   []namedSync
+	synced   []*namedSync
+
+	mu    sync.Mutex
+	nodes corelisters.NodeLister // nil until nodes are watched
 }
 
 type namespaceInformers struct {
@@ -56,6 +66,21 @@ type namedSync struct {
 	resource  string
 	namespace string
 	informer  cache.SharedIndexInformer
+
+	mu      sync.Mutex
+	lastErr error // the last list or watch error, to say why a sync does not finish
+}
+
+// where says where the informer lists, for messages.
+func (s *namedSync) where() string {
+	switch {
+	case s.namespace != "":
+		return fmt.Sprintf("in namespace %q", s.namespace)
+	case s.resource == "ingressclasses.networking.k8s.io" || s.resource == "nodes":
+		return "(cluster-wide)"
+	default:
+		return "in all namespaces"
+	}
 }
 
 // NewClient sets up the informers; Start runs them.
@@ -64,28 +89,89 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{selector: selector, spaces: map[string]*namespaceInformers{}}
+	c := &Client{selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	for _, ns := range namespaces {
-		c.spaces[ns] = c.newNamespaceInformers(cs, ns, opts.LabelSelector)
+		if c.spaces[ns], err = c.newNamespaceInformers(cs, ns, opts.LabelSelector); err != nil {
+			return nil, err
+		}
 	}
 	c.cluster = informers.NewSharedInformerFactory(cs, 0)
 	classInformer := c.cluster.Networking().V1().IngressClasses()
 	c.classes = classInformer.Lister()
-	c.synced = append(c.synced, namedSync{"ingressclasses.networking.k8s.io", "", classInformer.Informer()})
+	if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer()); err != nil {
+		return nil, err
+	}
 	if opts.WatchNodes {
-		nodeInformer := c.cluster.Core().V1().Nodes()
-		c.nodes = nodeInformer.Lister()
-		c.synced = append(c.synced, namedSync{"nodes", "", nodeInformer.Informer()})
+		if _, err := c.addNodeInformer(); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
 
-func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector string) *namespaceInformers {
+// track sets up an informer before it starts: the transform that trims
+// objects, the change filter, and the record of list and watch errors.
+func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexInformer) error {
+	s := &namedSync{resource: resource, namespace: namespace, informer: inf}
+	if err := inf.SetTransform(k8s.Transform); err != nil {
+		return fmt.Errorf("%s: %w", resource, err)
+	}
+	if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+		s.mu.Lock()
+		s.lastErr = err
+		s.mu.Unlock()
+	}); err != nil {
+		return fmt.Errorf("%s: %w", resource, err)
+	}
+	if c.notify != nil {
+		if _, err := inf.AddEventHandler(k8s.EventHandler(kind, c.notify)); err != nil {
+			return fmt.Errorf("%s: %w", resource, err)
+		}
+	}
+	c.mu.Lock()
+	c.synced = append(c.synced, s)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Client) addNodeInformer() (*namedSync, error) {
+	nodeInformer := c.cluster.Core().V1().Nodes()
+	if err := c.track("Node", "nodes", "", nodeInformer.Informer()); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nodes = nodeInformer.Lister()
+	return c.synced[len(c.synced)-1], nil
+}
+
+// WatchesNodes says whether Nodes are watched.
+func (c *Client) WatchesNodes() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes != nil
+}
+
+// EnsureNodes starts watching Nodes, if not yet done, and waits for them to
+// sync: Nodes are only read when a feature needs them.
+func (c *Client) EnsureNodes(ctx context.Context, timeout time.Duration) error {
+	if c.WatchesNodes() {
+		return nil
+	}
+	s, err := c.addNodeInformer()
+	if err != nil {
+		return err
+	}
+	c.cluster.Start(ctx.Done())
+	return waitSynced(ctx, []*namedSync{s}, timeout)
+}
+
+func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector string) (*namespaceInformers, error) {
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	ingressInformer := factory.InformerFor(&netv1.Ingress{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return netinformers.NewFilteredIngressInformer(client, ns, resync,
@@ -95,15 +181,21 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 	services := factory.Core().V1().Services()
 	secrets := factory.Core().V1().Secrets()
 	slicesInformer := factory.Discovery().V1().EndpointSlices().Informer()
-	// AddIndexers only fails once the informer has started.
-	_ = slicesInformer.AddIndexers(cache.Indexers{k8s.ServiceNameIndex: k8s.IndexByServiceName})
-	for _, s := range []namedSync{
-		{"ingresses.networking.k8s.io", ns, ingressInformer},
-		{"services", ns, services.Informer()},
-		{"secrets", ns, secrets.Informer()},
-		{"endpointslices.discovery.k8s.io", ns, slicesInformer},
+	if err := slicesInformer.AddIndexers(cache.Indexers{k8s.ServiceNameIndex: k8s.IndexByServiceName}); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		kind, resource string
+		inf            cache.SharedIndexInformer
+	}{
+		{"Ingress", "ingresses.networking.k8s.io", ingressInformer},
+		{"Service", "services", services.Informer()},
+		{"Secret", "secrets", secrets.Informer()},
+		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer},
 	} {
-		c.synced = append(c.synced, s)
+		if err := c.track(s.kind, s.resource, ns, s.inf); err != nil {
+			return nil, err
+		}
 	}
 	return &namespaceInformers{
 		factory:   factory,
@@ -111,7 +203,7 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 		services:  services.Lister(),
 		secrets:   secrets.Lister(),
 		slices:    slicesInformer.GetIndexer(),
-	}
+	}, nil
 }
 
 // Start runs the informers until ctx is done.
@@ -123,23 +215,43 @@ func (c *Client) Start(ctx context.Context) {
 }
 
 // WaitForSync waits until every informer has listed its resource, or until
-// timeout; the error names the resources that did not sync.
+// timeout. The error names each resource that did not sync and the last
+// error its list or watch got, such as
+// `cannot list endpointslices.discovery.k8s.io in namespace "x": forbidden: ...`.
+// The informers keep retrying after it returns.
 func (c *Client) WaitForSync(ctx context.Context, timeout time.Duration) error {
+	c.mu.Lock()
+	synced := slices.Clone(c.synced)
+	c.mu.Unlock()
+	return waitSynced(ctx, synced, timeout)
+}
+
+func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var errs []error
-	for _, s := range c.synced {
-		if !cache.WaitForCacheSync(ctx.Done(), s.informer.HasSynced) {
-			where := "cluster-wide"
-			if s.namespace != "" {
-				where = fmt.Sprintf("in namespace %q", s.namespace)
-			} else if s.resource != "ingressclasses.networking.k8s.io" && s.resource != "nodes" {
-				where = "in all namespaces"
-			}
-			errs = append(errs, fmt.Errorf("cannot list %s %s: not synced after %s", s.resource, where, timeout))
+	for _, s := range synced {
+		if cache.WaitForCacheSync(ctx.Done(), s.informer.HasSynced) {
+			continue
 		}
+		s.mu.Lock()
+		last := s.lastErr
+		s.mu.Unlock()
+		reason := fmt.Sprintf("not synced after %s", timeout)
+		if last != nil {
+			reason = describeAPIError(last)
+		}
+		errs = append(errs, fmt.Errorf("cannot list %s %s: %s", s.resource, s.where(), reason))
 	}
 	return errors.Join(errs...)
+}
+
+// describeAPIError puts the API status reason first: "forbidden: ...".
+func describeAPIError(err error) string {
+	if reason := apierrors.ReasonForError(err); reason != metav1.StatusReasonUnknown {
+		return strings.ToLower(string(reason)) + ": " + err.Error()
+	}
+	return err.Error()
 }
 
 // Snapshot returns a read-only view of the informer caches.
@@ -217,10 +329,13 @@ func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 }
 
 func (s listerSnapshot) Nodes() []*corev1.Node {
-	if s.c.nodes == nil {
+	s.c.mu.Lock()
+	nodes := s.c.nodes
+	s.c.mu.Unlock()
+	if nodes == nil {
 		return nil
 	}
-	list, _ := s.c.nodes.List(labels.Everything())
+	list, _ := nodes.List(labels.Everything())
 	return list
 }
 
@@ -238,5 +353,12 @@ func RenderOnce(ctx context.Context, cs kubernetes.Interface, opts *Provider, co
 	if err := client.WaitForSync(ctx, syncTimeout); err != nil {
 		return nil, err
 	}
-	return Translate(client.Snapshot(), opts), nil
+	res := Translate(client.Snapshot(), opts)
+	if res.NeedsNodes && !client.WatchesNodes() {
+		if err := client.EnsureNodes(ctx, syncTimeout); err != nil {
+			return nil, err
+		}
+		res = Translate(client.Snapshot(), opts)
+	}
+	return res, nil
 }

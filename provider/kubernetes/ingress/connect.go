@@ -46,7 +46,7 @@ func (p *Provider) RESTConfig() (*rest.Config, error) {
 			cfg.Host = p.Endpoint
 		}
 	case p.Endpoint != "":
-		cfg = &rest.Config{Host: p.Endpoint, BearerToken: p.Token}
+		cfg = &rest.Config{Host: p.Endpoint, BearerToken: p.Token, BearerTokenFile: p.TokenFile}
 		if p.CertAuthFilePath != "" {
 			if _, err := os.Stat(p.CertAuthFilePath); err != nil {
 				return nil, fmt.Errorf("certAuthFilePath: %w", err)

@@ -1,9 +1,15 @@
 package ingress
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"strings"
+	"time"
 
+	"github.com/rs/zerolog"
 	ptypes "github.com/traefik/paerser/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
@@ -15,6 +21,7 @@ import (
 type Provider struct {
 	Endpoint                  string           `description:"Kubernetes server endpoint (required for an external cluster client)." json:"endpoint,omitempty" toml:"endpoint,omitempty" yaml:"endpoint,omitempty"`
 	Token                     string           `description:"Kubernetes bearer token (not needed for the in-cluster client)." json:"token,omitempty" toml:"token,omitempty" yaml:"token,omitempty" loggable:"false"`
+	TokenFile                 string           `description:"File holding the Kubernetes bearer token, read again when it rotates (instead of token)." json:"tokenFile,omitempty" toml:"tokenFile,omitempty" yaml:"tokenFile,omitempty"`
 	CertAuthFilePath          string           `description:"Kubernetes certificate authority file path (not needed for the in-cluster client)." json:"certAuthFilePath,omitempty" toml:"certAuthFilePath,omitempty" yaml:"certAuthFilePath,omitempty"`
 	Namespaces                []string         `description:"Kubernetes namespaces to watch (all when empty)." json:"namespaces,omitempty" toml:"namespaces,omitempty" yaml:"namespaces,omitempty" export:"true"`
 	LabelSelector             string           `description:"Kubernetes label selector the Ingresses must match." json:"labelSelector,omitempty" toml:"labelSelector,omitempty" yaml:"labelSelector,omitempty" export:"true"`
@@ -25,7 +32,15 @@ type Provider struct {
 	AllowExternalNameServices bool             `description:"Allow ExternalName services as backends." json:"allowExternalNameServices,omitempty" toml:"allowExternalNameServices,omitempty" yaml:"allowExternalNameServices,omitempty" export:"true"`
 	NativeLBByDefault         bool             `description:"Send traffic to the Services' cluster IPs instead of their endpoints, unless a Service says otherwise." json:"nativeLBByDefault,omitempty" toml:"nativeLBByDefault,omitempty" yaml:"nativeLBByDefault,omitempty" export:"true"`
 	StrictPrefixMatching      bool             `description:"Match Prefix paths element by element, as the Ingress specification says (/foo matches /foo and /foo/bar, not /foobar)." json:"strictPrefixMatching,omitempty" toml:"strictPrefixMatching,omitempty" yaml:"strictPrefixMatching,omitempty" export:"true"`
+	SyncTimeout               ptypes.Duration  `description:"How long to wait for the informer caches before reporting what does not sync (waiting goes on)." json:"syncTimeout,omitempty" toml:"syncTimeout,omitempty" yaml:"syncTimeout,omitempty" export:"true"`
+	LeaderElection            *LeaderElection  `description:"Leader election among replicas, so that only one writes Ingress status (on when ingressEndpoint is set)." json:"leaderElection,omitempty" toml:"leaderElection,omitempty" yaml:"leaderElection,omitempty" export:"true"`
 	TerminatingEndpoints      string           `description:"Serving-but-terminating endpoints: fallback (fenced while a ready endpoint exists, used when none is), fence (always fenced) or exclude (never used)." json:"terminatingEndpoints,omitempty" toml:"terminatingEndpoints,omitempty" yaml:"terminatingEndpoints,omitempty" export:"true"`
+
+	// Set by the embedding program, never loaded from a configuration.
+	clientset kubernetes.Interface
+	logger    zerolog.Logger
+	hasLogger bool
+	observer  Observer
 }
 
 // EndpointIngress says what the provider writes into the status of the
@@ -36,9 +51,30 @@ type EndpointIngress struct {
 	PublishedService string `description:"Service (namespace/name) whose load-balancer status is copied into the Ingresses' status." json:"publishedService,omitempty" toml:"publishedService,omitempty" yaml:"publishedService,omitempty"`
 }
 
+// LeaderElection configures the Lease that elects the status writer.
+type LeaderElection struct {
+	Disabled       bool            `description:"Write status from every replica, without electing a leader." json:"disabled,omitempty" toml:"disabled,omitempty" yaml:"disabled,omitempty"`
+	LeaseName      string          `description:"Name of the coordination.k8s.io Lease." json:"leaseName,omitempty" toml:"leaseName,omitempty" yaml:"leaseName,omitempty"`
+	LeaseNamespace string          `description:"Namespace of the Lease (default: the POD_NAMESPACE environment variable, else the in-cluster namespace, else default)." json:"leaseNamespace,omitempty" toml:"leaseNamespace,omitempty" yaml:"leaseNamespace,omitempty"`
+	LeaseDuration  ptypes.Duration `description:"How long a lease lasts without renewal." json:"leaseDuration,omitempty" toml:"leaseDuration,omitempty" yaml:"leaseDuration,omitempty"`
+	RenewDeadline  ptypes.Duration `description:"How long the leader tries to renew before giving up." json:"renewDeadline,omitempty" toml:"renewDeadline,omitempty" yaml:"renewDeadline,omitempty"`
+	RetryPeriod    ptypes.Duration `description:"How often candidates try to take the lease." json:"retryPeriod,omitempty" toml:"retryPeriod,omitempty" yaml:"retryPeriod,omitempty"`
+}
+
+// SetDefaults sets the default leader election values.
+func (l *LeaderElection) SetDefaults() {
+	l.LeaseName = "sliceway"
+	l.LeaseDuration = ptypes.Duration(15 * time.Second)
+	l.RenewDeadline = ptypes.Duration(10 * time.Second)
+	l.RetryPeriod = ptypes.Duration(2 * time.Second)
+}
+
 // SetDefaults sets the default option values.
 func (p *Provider) SetDefaults() {
 	p.TerminatingEndpoints = string(endpoints.TerminatingFallback)
+	p.SyncTimeout = ptypes.Duration(60 * time.Second)
+	p.LeaderElection = &LeaderElection{}
+	p.LeaderElection.SetDefaults()
 }
 
 // Validate checks the options that can be wrong on their own.
@@ -48,6 +84,33 @@ func (p *Provider) Validate() error {
 	}
 	if _, err := labels.Parse(p.LabelSelector); err != nil {
 		return fmt.Errorf("labelSelector %q: %w", p.LabelSelector, err)
+	}
+	if p.ThrottleDuration < 0 {
+		return fmt.Errorf("throttleDuration %s: must not be negative", p.ThrottleDuration)
+	}
+	if p.SyncTimeout <= 0 {
+		return fmt.Errorf("syncTimeout %s: must be positive", p.SyncTimeout)
+	}
+	if e := p.IngressEndpoint; e != nil {
+		if e.IP == "" && e.Hostname == "" && e.PublishedService == "" {
+			return errors.New("ingressEndpoint: one of ip, hostname or publishedService is required")
+		}
+		if e.IP != "" && net.ParseIP(e.IP) == nil {
+			return fmt.Errorf("ingressEndpoint.ip %q: not an IP address", e.IP)
+		}
+		if e.PublishedService != "" {
+			if ns, name, ok := strings.Cut(e.PublishedService, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+				return fmt.Errorf("ingressEndpoint.publishedService %q: must be namespace/name", e.PublishedService)
+			}
+		}
+	}
+	if l := p.LeaderElection; l != nil && !l.Disabled {
+		if l.LeaseName == "" {
+			return errors.New("leaderElection.leaseName: must not be empty")
+		}
+		if l.LeaseDuration <= l.RenewDeadline || l.RenewDeadline <= l.RetryPeriod || l.RetryPeriod <= 0 {
+			return errors.New("leaderElection: leaseDuration must exceed renewDeadline, which must exceed retryPeriod (> 0)")
+		}
 	}
 	return nil
 }

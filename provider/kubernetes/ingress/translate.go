@@ -41,6 +41,13 @@ const (
 type Result struct {
 	Configuration *dynamic.Configuration
 	Errors        []*ObjectError
+	// Ingresses are the Ingresses this provider serves (their class is
+	// ours), whether or not all their paths could be used: the status
+	// writer publishes the load-balancer address on them.
+	Ingresses []*netv1.Ingress
+	// NeedsNodes says that a Service asked for node ports (service.nodeportlb):
+	// the Nodes must be watched for its servers.
+	NeedsNodes bool
 }
 
 // Translate builds the dynamic configuration of a cluster snapshot. It is
@@ -67,7 +74,7 @@ func Translate(snap Snapshot, opts *Provider) *Result {
 	}
 	t.selectOpts = endpoints.Options{Terminating: policy}
 	t.run()
-	return &Result{Configuration: t.conf, Errors: t.errs}
+	return &Result{Configuration: t.conf, Errors: t.errs, Ingresses: t.served, NeedsNodes: t.needsNodes}
 }
 
 type translator struct {
@@ -82,6 +89,8 @@ type translator struct {
 	certs    map[string]*dynamic.CertAndStores
 
 	defaultBackendOwner string // namespace/name of the Ingress whose default backend is used
+	served              []*netv1.Ingress
+	needsNodes          bool
 }
 
 type builtService struct {
@@ -117,6 +126,7 @@ func (t *translator) run() {
 		if ing == nil || !classes.serves(ing, t.opts.IngressClass) {
 			continue
 		}
+		t.served = append(t.served, ing)
 		order = t.ingress(ing, order)
 	}
 	t.resolveRouters()
@@ -346,6 +356,7 @@ func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBack
 
 	switch {
 	case sa.NodePortLB && svc.Spec.Type == corev1.ServiceTypeNodePort:
+		t.needsNodes = true
 		lb.Servers, err = t.nodePortServers(svc, portSpec, scheme)
 	case svc.Spec.Type == corev1.ServiceTypeExternalName:
 		lb.Servers = []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(portSpec.Port)))}}

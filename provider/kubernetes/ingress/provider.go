@@ -1,0 +1,248 @@
+package ingress
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/rs/zerolog"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider"
+)
+
+// ProviderName is the name the provider gives its messages.
+const ProviderName = "kubernetes"
+
+var _ provider.Provider = (*Provider)(nil)
+
+// Observer is told what the provider does, for metrics. Every method must
+// be cheap and safe for concurrent use.
+type Observer interface {
+	// Event is called for every informer event; changed is false for an
+	// update dropped by the change filter.
+	Event(kind string, changed bool)
+	// Rendered is called after each render from synced caches.
+	Rendered(at time.Time, took time.Duration, objectErrors int)
+	// Sent is called when a new configuration is handed to the reader.
+	Sent()
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Event(string, bool)                    {}
+func (nopObserver) Rendered(time.Time, time.Duration, int) {}
+func (nopObserver) Sent()                                  {}
+
+// SetClientset makes the provider read this clientset instead of connecting
+// to the configured cluster (an in-memory cluster, or a client built by the
+// embedding program). Call it before Provide.
+func (p *Provider) SetClientset(cs kubernetes.Interface) { p.clientset = cs }
+
+// SetLogger sets the logger; the default logs nothing.
+func (p *Provider) SetLogger(l zerolog.Logger) { p.logger = l; p.hasLogger = true }
+
+// SetObserver sets the observer of events and renders (metrics).
+func (p *Provider) SetObserver(o Observer) { p.observer = o }
+
+// Init validates the options. It does not connect.
+func (p *Provider) Init() error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if !p.hasLogger {
+		p.logger = zerolog.Nop()
+	}
+	if p.observer == nil {
+		p.observer = nopObserver{}
+	}
+	return nil
+}
+
+// Provide watches the cluster and sends a configuration on out once the
+// caches are synced, then again each time the configuration changes. Bursts
+// of changes are coalesced into one render, and renders are at least
+// throttleDuration apart. It keeps retrying (with backoff) while the cluster
+// cannot be reached or listed, and returns nil once ctx is done.
+func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) error {
+	if p.observer == nil {
+		if err := p.Init(); err != nil {
+			return err
+		}
+	}
+	cs := p.clientset
+	if cs == nil {
+		var err error
+		if cs, err = p.NewClientset(); err != nil {
+			return fmt.Errorf("connecting to the cluster: %w", err)
+		}
+	}
+	log := p.logger.With().Str("provider", ProviderName).Logger()
+
+	pending := make(chan struct{}, 1)
+	client, err := NewClient(cs, ClientOptions{
+		Namespaces:    p.Namespaces,
+		LabelSelector: p.LabelSelector,
+		Notify: func(kind string, changed bool) {
+			p.observer.Event(kind, changed)
+			if changed {
+				select {
+				case pending <- struct{}{}:
+				default:
+				}
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	client.Start(ctx)
+
+	if !p.waitForCaches(ctx, client, log) {
+		return nil
+	}
+	log.Info().Msg("caches synced")
+
+	var status *statusWriter
+	if p.IngressEndpoint != nil {
+		status = newStatusWriter(p, cs, log)
+		go status.run(ctx)
+	}
+
+	r := renderer{p: p, client: client, log: log}
+	var last *dynamic.Configuration
+	throttle := time.Duration(p.ThrottleDuration)
+	// The initial adds are all in the caches now; a change that arrives
+	// during a render is rendered again after it.
+	select {
+	case <-pending:
+	default:
+	}
+	for {
+		res := r.render(ctx)
+		if res != nil {
+			if status != nil {
+				status.update(res.Ingresses)
+			}
+			if last == nil || !reflect.DeepEqual(last, res.Configuration) {
+				select {
+				case out <- dynamic.Message{ProviderName: ProviderName, Configuration: res.Configuration}:
+					last = res.Configuration
+					p.observer.Sent()
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+		if throttle > 0 && !sleep(ctx, throttle) {
+			return nil
+		}
+		select {
+		case <-pending:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// waitForCaches waits for the informers, logging what does not sync and
+// why, with a growing pause between reports, until they sync or ctx is done.
+func (p *Provider) waitForCaches(ctx context.Context, client *Client, log zerolog.Logger) bool {
+	timeout := time.Duration(p.SyncTimeout)
+	for attempt := 0; ; attempt++ {
+		err := client.WaitForSync(ctx, timeout)
+		if ctx.Err() != nil {
+			return false
+		}
+		if err == nil {
+			return true
+		}
+		log.Error().Err(err).Msg("the informer caches are not synced; still trying")
+		if timeout < 5*time.Minute {
+			timeout *= 2
+		}
+	}
+}
+
+// renderer renders from the listers and logs the object errors that are new
+// since the previous render, so that a broken object is reported once and
+// not at every render.
+type renderer struct {
+	p        *Provider
+	client   *Client
+	log      zerolog.Logger
+	reported map[string]bool
+}
+
+func (r *renderer) render(ctx context.Context) *Result {
+	start := time.Now()
+	res := Translate(r.client.Snapshot(), r.p)
+	if res.NeedsNodes && !r.client.WatchesNodes() {
+		r.log.Info().Msg("a Service uses service.nodeportlb: watching Nodes")
+		if err := r.client.EnsureNodes(ctx, time.Duration(r.p.SyncTimeout)); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.log.Error().Err(err).Msg("cannot watch Nodes; node-port services have no servers until they sync")
+		}
+		res = Translate(r.client.Snapshot(), r.p)
+	}
+	took := time.Since(start)
+	r.p.observer.Rendered(time.Now(), took, len(res.Errors))
+	now := make(map[string]bool, len(res.Errors))
+	for _, e := range res.Errors {
+		msg := e.Error()
+		now[msg] = true
+		if !r.reported[msg] {
+			LogObjectError(r.log, e)
+		}
+	}
+	r.reported = now
+	r.log.Debug().Dur("took", took).Int("routers", len(res.Configuration.HTTP.Routers)).
+		Int("services", len(res.Configuration.HTTP.Services)).Msg("rendered")
+	return res
+}
+
+// LogObjectError logs one translation problem with the object in
+// structured fields (ingress, service, namespace, ...).
+func LogObjectError(log zerolog.Logger, e *ObjectError) {
+	ev := log.Error()
+	if e.Severity == SeverityWarning {
+		ev = log.Warn()
+	}
+	ev = ev.Str(lowerKind(e.Kind), e.Name).Str("namespace", e.Namespace)
+	if e.Field != "" {
+		ev = ev.Str("field", e.Field)
+	}
+	ev.Msg(e.Error())
+}
+
+func lowerKind(kind string) string {
+	switch kind {
+	case "EndpointSlice":
+		return "endpointslice"
+	case "IngressClass":
+		return "ingressclass"
+	}
+	b := []byte(kind)
+	if len(b) > 0 && b[0] >= 'A' && b[0] <= 'Z' {
+		b[0] += 'a' - 'A'
+	}
+	return string(b)
+}
+
+// sleep waits d or until ctx is done; it says whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

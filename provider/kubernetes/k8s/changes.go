@@ -1,0 +1,118 @@
+package k8s
+
+import (
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+)
+
+// Annotations the providers read.
+const (
+	// TraefikAnnotationPrefix starts the annotations of Ingresses and Services that translation reads.
+	TraefikAnnotationPrefix = "traefik.ingress.kubernetes.io/"
+	// IngressClassAnnotation is the legacy class annotation of Ingresses.
+	IngressClassAnnotation = "kubernetes.io/ingress.class"
+	// DefaultClassAnnotation marks the cluster's default IngressClass.
+	DefaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
+	// ManagedByLabel names the controller of an EndpointSlice.
+	ManagedByLabel = discoveryv1.LabelManagedBy
+	// ZoneLabel and RegionLabel are the topology labels of Nodes.
+	ZoneLabel   = corev1.LabelTopologyZone
+	RegionLabel = corev1.LabelTopologyRegion
+)
+
+// Changed says whether an update from old to new can change the rendered
+// output. It compares values, never pointers, on a projection of each kind:
+// the fields translation reads. Resyncs, resourceVersion-only updates,
+// managedFields, status heartbeats and annotations nobody reads give false.
+// Objects of different or unknown kinds give true.
+func Changed(old, new any) bool {
+	switch o := old.(type) {
+	case *discoveryv1.EndpointSlice:
+		n, ok := new.(*discoveryv1.EndpointSlice)
+		return !ok || sliceChanged(o, n)
+	case *corev1.Service:
+		n, ok := new.(*corev1.Service)
+		return !ok || serviceChanged(o, n)
+	case *netv1.Ingress:
+		n, ok := new.(*netv1.Ingress)
+		return !ok || ingressChanged(o, n)
+	case *netv1.IngressClass:
+		n, ok := new.(*netv1.IngressClass)
+		return !ok || classChanged(o, n)
+	case *corev1.Secret:
+		n, ok := new.(*corev1.Secret)
+		return !ok || secretChanged(o, n)
+	case *corev1.Node:
+		n, ok := new.(*corev1.Node)
+		return !ok || nodeChanged(o, n)
+	}
+	return true
+}
+
+func sliceChanged(o, n *discoveryv1.EndpointSlice) bool {
+	if o.AddressType != n.AddressType ||
+		o.Labels[discoveryv1.LabelServiceName] != n.Labels[discoveryv1.LabelServiceName] ||
+		o.Labels[ManagedByLabel] != n.Labels[ManagedByLabel] {
+		return true
+	}
+	// Semantic equality compares what pointers point to, so two decodes of
+	// the same slice compare equal.
+	return !equality.Semantic.DeepEqual(o.Ports, n.Ports) || !equality.Semantic.DeepEqual(o.Endpoints, n.Endpoints)
+}
+
+// A Service's load-balancer status matters to the status writer
+// (ingressEndpoint.publishedService).
+func serviceChanged(o, n *corev1.Service) bool {
+	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
+		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer) ||
+		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix)
+}
+
+func ingressChanged(o, n *netv1.Ingress) bool {
+	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
+		o.Annotations[IngressClassAnnotation] != n.Annotations[IngressClassAnnotation] ||
+		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix) ||
+		!reflect.DeepEqual(o.Labels, n.Labels) ||
+		// The status writer compares the status it wants with this one.
+		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer)
+}
+
+func classChanged(o, n *netv1.IngressClass) bool {
+	return o.Spec.Controller != n.Spec.Controller ||
+		o.Annotations[DefaultClassAnnotation] != n.Annotations[DefaultClassAnnotation]
+}
+
+func secretChanged(o, n *corev1.Secret) bool {
+	return o.Type != n.Type || !reflect.DeepEqual(o.Data, n.Data)
+}
+
+func nodeChanged(o, n *corev1.Node) bool {
+	return o.Labels[ZoneLabel] != n.Labels[ZoneLabel] ||
+		o.Labels[RegionLabel] != n.Labels[RegionLabel] ||
+		!reflect.DeepEqual(o.Status.Addresses, n.Status.Addresses)
+}
+
+// prefixedEqual compares the entries of two maps whose keys start with prefix.
+func prefixedEqual(a, b map[string]string, prefix string) bool {
+	count := 0
+	for k, v := range a {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		count++
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k := range b {
+		if strings.HasPrefix(k, prefix) {
+			count--
+		}
+	}
+	return count == 0
+}

@@ -1,0 +1,85 @@
+package k8s
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// LastAppliedAnnotation is kubectl's copy of the applied object: often the
+// largest part of an object, and never read.
+const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+
+// Transform drops from each object what the providers never read, before it
+// enters an informer cache, to keep memory down at scale:
+//   - managedFields and the last-applied-configuration annotation, everywhere;
+//   - the annotations of EndpointSlices (the controller's trigger time changes
+//     on every update);
+//   - of Secrets, every data key but tls.crt and tls.key (the only ones a
+//     certificate is read from), and their string data;
+//   - of Nodes, everything but the name, labels and addresses.
+//
+// It is a cache.TransformFunc: it may modify the object it is given, which
+// the informer owns.
+func Transform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *discoveryv1.EndpointSlice:
+		trimMeta(&o.ObjectMeta)
+		o.Annotations = nil
+	case *corev1.Service:
+		trimMeta(&o.ObjectMeta)
+	case *netv1.Ingress:
+		trimMeta(&o.ObjectMeta)
+	case *netv1.IngressClass:
+		trimMeta(&o.ObjectMeta)
+	case *corev1.Secret:
+		trimMeta(&o.ObjectMeta)
+		o.StringData = nil
+		for k := range o.Data {
+			if k != corev1.TLSCertKey && k != corev1.TLSPrivateKeyKey {
+				delete(o.Data, k)
+			}
+		}
+		if len(o.Data) == 0 {
+			o.Data = nil
+		}
+	case *corev1.Node:
+		return &corev1.Node{
+			TypeMeta: o.TypeMeta,
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            o.Name,
+				UID:             o.UID,
+				ResourceVersion: o.ResourceVersion,
+				Labels:          topologyLabels(o.Labels),
+			},
+			Status: corev1.NodeStatus{Addresses: o.Status.Addresses},
+		}, nil
+	case cache.DeletedFinalStateUnknown:
+		// A tombstone keeps the last known object; leave it as it is.
+	}
+	return obj, nil
+}
+
+func trimMeta(m *metav1.ObjectMeta) {
+	m.ManagedFields = nil
+	if _, ok := m.Annotations[LastAppliedAnnotation]; ok {
+		delete(m.Annotations, LastAppliedAnnotation)
+	}
+}
+
+func topologyLabels(labels map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range labels {
+		if k == ZoneLabel || k == RegionLabel || strings.HasPrefix(k, "topology.kubernetes.io/") || k == corev1.LabelHostname {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
