@@ -206,7 +206,7 @@ func TestRenderBadInput(t *testing.T) {
 		for args, want := range map[string]string{
 			"--format=xml": `format "xml": must be json or yaml`,
 			"--providers.kubernetesingress.terminatingendpoints=sometimes": "terminatingEndpoints",
-			"--providers.kubernetesingress.labelselector=a in (": "labelSelector",
+			"--providers.kubernetesingress.labelselector=a in (":           "labelSelector",
 			"--log.level=loud":    `log.level "loud"`,
 			"--no-such-flag=true": "no-such-flag",
 		} {

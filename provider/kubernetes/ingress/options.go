@@ -9,8 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 	ptypes "github.com/traefik/paerser/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )

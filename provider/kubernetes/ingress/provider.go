@@ -32,7 +32,7 @@ type Observer interface {
 
 type nopObserver struct{}
 
-func (nopObserver) Event(string, bool)                    {}
+func (nopObserver) Event(string, bool)                     {}
 func (nopObserver) Rendered(time.Time, time.Duration, int) {}
 func (nopObserver) Sent()                                  {}
 
