@@ -25,6 +25,8 @@ func rootCommand() *cli.Command {
 	}
 	root.Run = func([]string) error { return root.PrintHelp(os.Stdout) }
 	_ = root.AddCommand(renderCommand(os.Stdout))
+	_ = root.AddCommand(watchCommand(os.Stdout))
+	_ = root.AddCommand(serveCommand())
 	return root
 }
 

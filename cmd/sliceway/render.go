@@ -116,6 +116,7 @@ func writeConfiguration(w io.Writer, conf *dynamic.Configuration, format string)
 	return err
 }
 
+// encodeConfiguration encodes as yaml, indented json, or jsonl (one line).
 func encodeConfiguration(conf *dynamic.Configuration, format string) ([]byte, error) {
 	if format == "yaml" {
 		return yaml.Marshal(conf)
@@ -123,7 +124,9 @@ func encodeConfiguration(conf *dynamic.Configuration, format string) ([]byte, er
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	if format != "jsonl" {
+		enc.SetIndent("", "  ")
+	}
 	if err := enc.Encode(conf); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,13 @@ type Configuration struct {
 	Manifests  []string   `description:"Manifest files or directories to serve as an in-memory cluster instead of connecting to one." json:"manifests,omitempty" toml:"manifests,omitempty" yaml:"manifests,omitempty"`
 	Demo       bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
 	Format     string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
+	Output     string     `description:"File that watch writes each new configuration to, as YAML, atomically (for Traefik's file provider), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
+	Serve      *Serve     `description:"The HTTP server of serve." json:"serve,omitempty" toml:"serve,omitempty" yaml:"serve,omitempty" export:"true"`
+}
+
+// Serve configures the HTTP server of the serve command.
+type Serve struct {
+	Address string `description:"Address to listen on: /api/config (the configuration for Traefik's HTTP provider), /healthz and /metrics." json:"address,omitempty" toml:"address,omitempty" yaml:"address,omitempty"`
 }
 
 // Log configures logging; logs go to stderr.
@@ -35,5 +42,6 @@ func New() *Configuration {
 		Log:       &Log{Level: "info", Format: "text"},
 		Providers: &Providers{KubernetesIngress: p},
 		Format:    "json",
+		Serve:     &Serve{Address: ":8080"},
 	}
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"github.com/traefik/paerser/cli"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/config/static"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+)
+
+func watchCommand(out io.Writer) *cli.Command {
+	cfg := newConfiguration()
+	return &cli.Command{
+		Name: "watch",
+		Description: "Stay up and print every new configuration as one line of JSON on stdout, " +
+			"or write it as YAML to --output for Traefik's file provider.",
+		Configuration: cfg,
+		Resources:     loaders(),
+		Run: func([]string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runWatch(ctx, cfg, out)
+		},
+	}
+}
+
+// startProvider builds the provider of the configuration (on manifests, the
+// demo or a real cluster) and runs Provide until ctx is done.
+func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) (<-chan dynamic.Message, <-chan error, error) {
+	p := cfg.Providers.KubernetesIngress
+	p.SetLogger(logger)
+	if observer != nil {
+		p.SetObserver(observer)
+	}
+	if err := p.Init(); err != nil {
+		return nil, nil, fmt.Errorf("providers.kubernetesIngress.%w", err)
+	}
+	cs, _, inputErrs, err := openCluster(cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	if inputErrs > 0 {
+		logger.Warn().Int("errors", inputErrs).Msg("some manifests could not be used; serving the rest")
+	}
+	p.SetClientset(cs)
+	msgs := make(chan dynamic.Message)
+	done := make(chan error, 1)
+	go func() { done <- p.Provide(ctx, msgs) }()
+	return msgs, done, nil
+}
+
+func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
+	logger, err := newLogger(cfg.Log, os.Stderr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs, done, err := startProvider(ctx, cfg, logger, nil)
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case msg := <-msgs:
+			if err := emit(msg.Configuration, cfg.Output, out); err != nil {
+				return err
+			}
+			if cfg.Output != "" {
+				logger.Info().Str("file", cfg.Output).Msg("configuration written")
+			}
+		case err := <-done:
+			return err
+		}
+	}
+}
+
+// emit writes one configuration: a line of JSON on out, or YAML to file.
+func emit(conf *dynamic.Configuration, file string, out io.Writer) error {
+	if file == "" {
+		line, err := encodeConfiguration(conf, "jsonl")
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(line)
+		return err
+	}
+	data, err := yaml.Marshal(conf)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, data)
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// over path, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("output: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("output: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("output: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
+}
+

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/traefik/paerser/cli"
+
+	"github.com/sliceway/sliceway/config/static"
+)
+
+func serveCommand() *cli.Command {
+	cfg := newConfiguration()
+	return &cli.Command{
+		Name: "serve",
+		Description: "Stay up and serve the latest configuration at GET /api/config for Traefik's HTTP provider, " +
+			"with /healthz and /metrics.",
+		Configuration: cfg,
+		Resources:     loaders(),
+		Run: func([]string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, cfg)
+		},
+	}
+}
+
+// metrics implements ingress.Observer with Prometheus collectors.
+type metrics struct {
+	registry   *prometheus.Registry
+	sent       prometheus.Counter
+	renders    prometheus.Histogram
+	events     *prometheus.CounterVec
+	lastSync   prometheus.Gauge
+	objectErrs prometheus.Gauge
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		sent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_configurations_sent_total",
+			Help: "Configurations sent because they differed from the previous one.",
+		}),
+		renders: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "sliceway_render_duration_seconds",
+			Help:    "Time to render a configuration from the informer caches.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sliceway_events_total",
+			Help: "Informer events by kind; result is changed (rendered) or filtered (dropped by the change filter).",
+		}, []string{"kind", "result"}),
+		lastSync: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sliceway_last_sync_timestamp_seconds",
+			Help: "Unix time of the last render from synced caches.",
+		}),
+		objectErrs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sliceway_object_errors",
+			Help: "Problems with individual objects found by the last render.",
+		}),
+	}
+	m.registry.MustRegister(m.sent, m.renders, m.events, m.lastSync, m.objectErrs,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) Event(kind string, changed bool) {
+	result := "filtered"
+	if changed {
+		result = "changed"
+	}
+	m.events.WithLabelValues(kind, result).Inc()
+}
+
+func (m *metrics) Rendered(at time.Time, took time.Duration, objectErrors int) {
+	m.renders.Observe(took.Seconds())
+	m.lastSync.Set(float64(at.UnixNano()) / 1e9)
+	m.objectErrs.Set(float64(objectErrors))
+}
+
+func (m *metrics) Sent() { m.sent.Inc() }
+
+// latest holds the JSON of the newest configuration.
+type latest struct {
+	mu   sync.RWMutex
+	json []byte
+}
+
+func (l *latest) set(b []byte) {
+	l.mu.Lock()
+	l.json = b
+	l.mu.Unlock()
+}
+
+func (l *latest) get() []byte {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.json
+}
+
+func newServeMux(l *latest, m *metrics) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/config", func(w http.ResponseWriter, _ *http.Request) {
+		body := l.get()
+		if body == nil {
+			http.Error(w, "no configuration yet: the caches are not synced", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if l.get() == nil {
+			http.Error(w, "no configuration yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func runServe(ctx context.Context, cfg *static.Configuration) error {
+	logger, err := newLogger(cfg.Log, os.Stderr)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Serve.Address)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newMetrics()
+	msgs, done, err := startProvider(ctx, cfg, logger, m)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	var current latest
+	server := &http.Server{Handler: newServeMux(&current, m), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- server.Serve(ln) }()
+	logger.Info().Str("address", ln.Addr().String()).Msg("serving /api/config, /healthz and /metrics")
+
+	shutdown := func() error {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		return server.Shutdown(sctx)
+	}
+	for {
+		select {
+		case msg := <-msgs:
+			body, err := encodeConfiguration(msg.Configuration, "jsonl")
+			if err != nil {
+				return err
+			}
+			current.set(body)
+			logger.Info().Int("routers", len(msg.Configuration.HTTP.Routers)).Int("services", len(msg.Configuration.HTTP.Services)).Msg("new configuration")
+		case err := <-serveErr:
+			cancel()
+			<-done
+			return err
+		case err := <-done:
+			logger.Info().Msg("shutting down")
+			if serr := shutdown(); serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+				return serr
+			}
+			return err
+		}
+	}
+}
