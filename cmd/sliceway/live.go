@@ -131,4 +131,3 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
