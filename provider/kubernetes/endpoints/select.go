@@ -95,17 +95,20 @@ const (
 	classReady
 )
 
+// classify applies the condition defaults (ready unset is true, serving
+// unset follows ready, terminating unset is false). An endpoint that is not
+// serving is never used, whatever ready says.
 func classify(c discoveryv1.EndpointConditions) class {
 	ready := c.Ready == nil || *c.Ready
-	if ready {
-		return classReady
-	}
 	serving := ready
 	if c.Serving != nil {
 		serving = *c.Serving
 	}
 	terminating := c.Terminating != nil && *c.Terminating
-	if serving && terminating {
+	switch {
+	case ready && serving:
+		return classReady
+	case serving && terminating:
 		return classServingTerminating
 	}
 	return classUnusable
@@ -260,17 +263,19 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 	portIdx := -1
 	for i := range s.Ports {
 		p := &s.Ports[i]
-		if p.Port == nil {
-			continue
-		}
-		if p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP {
-			continue
-		}
 		name := ""
 		if p.Name != nil {
 			name = *p.Name
 		}
 		if name != sel.portName {
+			continue
+		}
+		if p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP {
+			sel.report(s, fmt.Sprintf("ports[%d].protocol", i), fmt.Errorf("port %q is %s, not TCP", name, *p.Protocol))
+			continue
+		}
+		if p.Port == nil {
+			sel.report(s, fmt.Sprintf("ports[%d].port", i), fmt.Errorf("port %q has no number", name))
 			continue
 		}
 		portIdx = i
@@ -289,7 +294,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6:
 	case discoveryv1.AddressTypeFQDN:
 		if !sel.allowFQDN {
-			sel.report(s, "addressType", errors.New("slices of address type FQDN are ignored because the AllowFQDN option is off"))
+			sel.report(s, "addressType", errors.New("slices of address type FQDN are not used unless allowFQDNEndpoints is set"))
 			return
 		}
 	default:

@@ -227,7 +227,7 @@ func TestSelectPorts(t *testing.T) {
 			want: []Backend{normal("10.0.0.1", 8080)},
 		},
 		{
-			name: "UDP and SCTP ports skipped, TCP one used",
+			name: "UDP and SCTP ports skipped with a warning, TCP one used",
 			slices: []*discoveryv1.EndpointSlice{slice("a", v4, []discoveryv1.EndpointPort{
 				{Name: ptr("dns"), Protocol: ptr(corev1.ProtocolUDP), Port: ptr(int32(53))},
 				{Name: ptr("dns"), Protocol: ptr(corev1.ProtocolSCTP), Port: ptr(int32(54))},
@@ -235,29 +235,45 @@ func TestSelectPorts(t *testing.T) {
 			}, eps...)},
 			port: "dns",
 			want: []Backend{normal("10.0.0.1", 5353)},
+			problems: []string{
+				`endpointslice ns/a: ports[0].protocol: port "dns" is UDP, not TCP`,
+				`endpointslice ns/a: ports[1].protocol: port "dns" is SCTP, not TCP`,
+			},
 		},
 		{
 			name: "only a UDP port",
 			slices: []*discoveryv1.EndpointSlice{slice("a", v4, []discoveryv1.EndpointPort{
 				{Name: ptr("dns"), Protocol: ptr(corev1.ProtocolUDP), Port: ptr(int32(53))},
 			}, eps...)},
-			port: "dns",
+			port:     "dns",
+			problems: []string{`endpointslice ns/a: ports[0].protocol: port "dns" is UDP, not TCP`},
 		},
 		{
-			name: "nil port value skipped",
+			name: "UDP port of another name is not reported",
+			slices: []*discoveryv1.EndpointSlice{slice("a", v4, []discoveryv1.EndpointPort{
+				{Name: ptr("dns"), Protocol: ptr(corev1.ProtocolUDP), Port: ptr(int32(53))},
+				tcp("http", 8080),
+			}, eps...)},
+			port: "http",
+			want: []Backend{normal("10.0.0.1", 8080)},
+		},
+		{
+			name: "nil port value skipped with a warning",
 			slices: []*discoveryv1.EndpointSlice{slice("a", v4, []discoveryv1.EndpointPort{
 				{Name: ptr("http"), Protocol: ptr(corev1.ProtocolTCP)},
 				tcp("http", 8081),
 			}, eps...)},
-			port: "http",
-			want: []Backend{normal("10.0.0.1", 8081)},
+			port:     "http",
+			want:     []Backend{normal("10.0.0.1", 8081)},
+			problems: []string{`endpointslice ns/a: ports[0].port: port "http" has no number`},
 		},
 		{
 			name: "only a nil port value",
 			slices: []*discoveryv1.EndpointSlice{slice("a", v4, []discoveryv1.EndpointPort{
 				{Name: ptr("http")},
 			}, eps...)},
-			port: "http",
+			port:     "http",
+			problems: []string{`endpointslice ns/a: ports[0].port: port "http" has no number`},
 		},
 		{
 			name:   "first matching entry wins",
@@ -398,7 +414,7 @@ func TestSelectAddressTypes(t *testing.T) {
 			},
 			port:     "http",
 			want:     []Backend{normal("10.0.0.1", 8080)},
-			problems: []string{"endpointslice ns/f: addressType: slices of address type FQDN are ignored because the AllowFQDN option is off"},
+			problems: []string{"endpointslice ns/f: addressType: slices of address type FQDN are not used unless allowFQDNEndpoints is set"},
 		},
 		{
 			name: "FQDN off but the slice does not serve the port: nothing reported",
@@ -482,9 +498,10 @@ func TestSelectConditions(t *testing.T) {
 	}{
 		{"all nil is ready", conds(nil, nil, nil), "ready"},
 		{"ready true", conds(yes, nil, nil), "ready"},
-		{"ready nil serving false is still ready", conds(nil, no, nil), "ready"},
+		{"ready nil serving false is unusable", conds(nil, no, nil), "unusable"},
 		{"ready true and terminating is ready", conds(yes, yes, yes), "ready"},
-		{"ready true serving false is ready", conds(yes, no, yes), "ready"},
+		{"ready true serving false is unusable", conds(yes, no, yes), "unusable"},
+		{"ready true serving false not terminating is unusable", conds(yes, no, no), "unusable"},
 		{"not ready, serving nil takes ready: unusable", conds(no, nil, yes), "unusable"},
 		{"not ready, not serving, not terminating", conds(no, no, no), "unusable"},
 		{"not ready, not serving, terminating", conds(no, no, yes), "unusable"},
@@ -548,8 +565,9 @@ func TestSelectNilInputs(t *testing.T) {
 				Ports:       []discoveryv1.EndpointPort{{}, {Port: ptr(int32(80))}},
 				Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}, {}},
 			}},
-			port: "",
-			want: []Backend{normal("10.0.0.1", 80)},
+			port:     "",
+			want:     []Backend{normal("10.0.0.1", 80)},
+			problems: []string{`endpointslice : ports[0].port: port "" has no number`},
 		},
 		{
 			name: "slice without namespace is named by its name",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/traefik/paerser/parser"
@@ -89,6 +90,9 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	if len(labels) == 0 {
 		return nil
 	}
+	if err := checkSwitches(labels, origin); err != nil {
+		return err
+	}
 	filter := parser.DefaultRootName + "." + group + "."
 	err := parser.Decode(labels, element, parser.DefaultRootName, filter)
 	if err == nil {
@@ -109,6 +113,28 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 		names = append(names, origin[label])
 	}
 	return &annotationError{Annotation: strings.Join(names, ", "), Err: err}
+}
+
+// switchLabels turn a whole section on (router.tls, service.sticky,
+// service.sticky.cookie). The label parser creates the section for "true"
+// and silently ignores any other value; here the value must be a boolean,
+// and "false" leaves the section off.
+var switchLabels = []string{"traefik.router.tls", "traefik.service.sticky", "traefik.service.sticky.cookie"}
+
+func checkSwitches(labels, origin map[string]string) error {
+	for label, value := range labels {
+		if !slices.Contains(switchLabels, strings.ToLower(label)) {
+			continue
+		}
+		on, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%q is not a boolean", value)}
+		}
+		if !on {
+			delete(labels, label)
+		}
+	}
+	return nil
 }
 
 var pathMatchers = []string{"Path", "PathPrefix", "PathRegexp"}

@@ -36,11 +36,14 @@ type Provider struct {
 	LeaderElection            *LeaderElection  `description:"Leader election among replicas, so that only one writes Ingress status (on when ingressEndpoint is set)." json:"leaderElection,omitempty" toml:"leaderElection,omitempty" yaml:"leaderElection,omitempty" export:"true"`
 	TerminatingEndpoints      string           `description:"Serving-but-terminating endpoints: fallback (fenced while a ready endpoint exists, used when none is), fence (always fenced) or exclude (never used)." json:"terminatingEndpoints,omitempty" toml:"terminatingEndpoints,omitempty" yaml:"terminatingEndpoints,omitempty" export:"true"`
 
+	AllowFQDNEndpoints        bool             `description:"Use EndpointSlices of address type FQDN (off: a hand-made FQDN slice could point the proxy anywhere)." json:"allowFQDNEndpoints,omitempty" toml:"allowFQDNEndpoints,omitempty" yaml:"allowFQDNEndpoints,omitempty" export:"true"`
+
 	// Set by the embedding program, never loaded from a configuration.
 	clientset kubernetes.Interface
 	logger    zerolog.Logger
 	hasLogger bool
 	observer  Observer
+	certs     certMemo
 }
 
 // EndpointIngress says what the provider writes into the status of the

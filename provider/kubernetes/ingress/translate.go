@@ -2,11 +2,11 @@ package ingress
 
 import (
 	"cmp"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,7 +72,7 @@ func Translate(snap Snapshot, opts *Provider) *Result {
 	if err != nil {
 		policy = endpoints.TerminatingFallback
 	}
-	t.selectOpts = endpoints.Options{Terminating: policy}
+	t.selectOpts = endpoints.Options{Terminating: policy, AllowFQDN: opts.AllowFQDNEndpoints}
 	t.run()
 	return &Result{Configuration: t.conf, Errors: t.errs, Ingresses: t.served, NeedsNodes: t.needsNodes}
 }
@@ -100,7 +100,9 @@ type builtService struct {
 
 type pendingRouter struct {
 	router  *dynamic.Router
-	ingress string // namespace/name, for errors
+	service *dynamic.Service // added with the router, so no service is left without one
+	ingress string           // namespace/name, for errors
+	field   string           // the Ingress path it comes from, for errors
 	order   int
 }
 
@@ -212,13 +214,15 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 			if !ok {
 				continue
 			}
-			t.conf.HTTP.Services[key] = svc
 			rt := newRouter(ra, key)
 			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, t.opts.StrictPrefixMatching)
 			rt.Priority = ra.Priority
 			rt.Observability = observability(ing, path.Backend.Service.Name, port)
 			rk := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
-			t.routers[rk] = append(t.routers[rk], &pendingRouter{router: rt, ingress: ing.Namespace + "/" + ing.Name, order: order})
+			t.routers[rk] = append(t.routers[rk], &pendingRouter{
+				router: rt, service: svc, ingress: ing.Namespace + "/" + ing.Name,
+				field: fmt.Sprintf("spec.rules[%d].http.paths[%d]", i, j), order: order,
+			})
 			order++
 		}
 	}
@@ -455,8 +459,30 @@ func (t *translator) nodePortServers(svc *corev1.Service, p corev1.ServicePort, 
 	if len(servers) == 0 {
 		return nil, fmt.Errorf("service %s/%s: no node has an internal IP for nodePortLB", svc.Namespace, svc.Name)
 	}
-	slices.SortFunc(servers, func(a, b dynamic.Server) int { return cmp.Compare(a.URL, b.URL) })
+	slices.SortFunc(servers, func(a, b dynamic.Server) int { return compareHostURLs(a.URL, b.URL) })
 	return servers, nil
+}
+
+// compareHostURLs orders scheme://ip:port URLs by IP number, then as text.
+func compareHostURLs(a, b string) int {
+	ia, ea := urlAddr(a)
+	ib, eb := urlAddr(b)
+	if ea && eb {
+		if c := ia.Compare(ib); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a, b)
+}
+
+func urlAddr(u string) (netip.Addr, bool) {
+	_, hostport, _ := strings.Cut(u, "://")
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	ip, err := netip.ParseAddr(host)
+	return ip, err == nil
 }
 
 // resolveRouters puts the routers in the configuration under their keys;
@@ -483,11 +509,12 @@ func (t *translator) resolveRouters() {
 func (t *translator) addRouter(key string, pr *pendingRouter) {
 	if _, taken := t.conf.HTTP.Routers[key]; taken {
 		ns, name, _ := strings.Cut(pr.ingress, "/")
-		t.report(&ObjectError{Kind: "Ingress", Namespace: ns, Name: name, Field: "spec.rules", Severity: SeverityError,
-			Err: fmt.Errorf("router %s is already defined with the same rule by another path; this one is skipped", key)})
+		t.report(&ObjectError{Kind: "Ingress", Namespace: ns, Name: name, Field: pr.field, Severity: SeverityError,
+			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", key)})
 		return
 	}
 	t.conf.HTTP.Routers[key] = pr.router
+	t.conf.HTTP.Services[pr.router.Service] = pr.service
 }
 
 // ingressCerts loads the certificates of the Ingress's spec.tls entries.
@@ -506,7 +533,7 @@ func (t *translator) ingressCerts(ing *netv1.Ingress) {
 			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
 			continue
 		}
-		cert, err := certificate(secret)
+		cert, err := (&t.opts.certs).check(secret)
 		if err != nil {
 			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
 			continue
@@ -515,37 +542,6 @@ func (t *translator) ingressCerts(ing *netv1.Ingress) {
 	}
 }
 
-// certificate reads tls.crt and tls.key of a Secret; both must hold PEM
-// blocks of the right kind.
-func certificate(secret *corev1.Secret) (*dynamic.CertAndStores, error) {
-	crt, key := secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey]
-	if len(crt) == 0 {
-		return nil, fmt.Errorf("%s is missing or empty", corev1.TLSCertKey)
-	}
-	if len(key) == 0 {
-		return nil, fmt.Errorf("%s is missing or empty", corev1.TLSPrivateKeyKey)
-	}
-	if !hasPEMBlock(crt, func(typ string) bool { return typ == "CERTIFICATE" }) {
-		return nil, fmt.Errorf("%s holds no PEM CERTIFICATE block", corev1.TLSCertKey)
-	}
-	if !hasPEMBlock(key, func(typ string) bool { return strings.HasSuffix(typ, "PRIVATE KEY") }) {
-		return nil, fmt.Errorf("%s holds no PEM PRIVATE KEY block", corev1.TLSPrivateKeyKey)
-	}
-	return &dynamic.CertAndStores{Certificate: dynamic.Certificate{CertFile: string(crt), KeyFile: string(key)}}, nil
-}
-
-func hasPEMBlock(data []byte, want func(string) bool) bool {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return false
-		}
-		if want(block.Type) {
-			return true
-		}
-	}
-}
 
 func (t *translator) finishCerts() {
 	if len(t.certs) == 0 {

@@ -49,7 +49,7 @@ func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
 	for _, o := range objs {
 		accessor, err := meta.Accessor(o.Object)
 		if err != nil {
-			problems = append(problems, &ManifestError{File: o.Source, Err: err})
+			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: err})
 			continue
 		}
 		gvk := o.Object.GetObjectKind().GroupVersionKind()
@@ -58,14 +58,14 @@ func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
 		}
 		id := fmt.Sprintf("%s %s/%s", gvk.Kind, accessor.GetNamespace(), accessor.GetName())
 		if first, dup := seen[id]; dup {
-			problems = append(problems, &ManifestError{File: o.Source, Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first)})
+			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first)})
 			continue
 		}
 		if err := cs.Tracker().Add(o.Object); err != nil {
-			problems = append(problems, &ManifestError{File: o.Source, Err: fmt.Errorf("%s: %w", id, err)})
+			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: fmt.Errorf("%s: %w", id, err)})
 			continue
 		}
-		seen[id] = o.Source
+		seen[id] = o.Source()
 	}
 	return cs, problems
 }

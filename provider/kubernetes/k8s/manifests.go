@@ -32,9 +32,13 @@ const maxDocumentSize = 16 << 20
 
 // Object is one object read from a manifest, with where it came from.
 type Object struct {
-	Object runtime.Object
-	Source string // file:document, e.g. "demo.yaml#3"
+	Object   runtime.Object
+	File     string
+	Document int // 1-based number of the YAML document in File
 }
+
+// Source says where the object was read, as errors say it.
+func (o Object) Source() string { return fmt.Sprintf("%s: document %d", o.File, o.Document) }
 
 // ManifestError is a problem with one document of a manifest file.
 type ManifestError struct {
@@ -158,7 +162,7 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 		}
 		o, pr := decodeDocument(decoder, raw, wanted)
 		for _, obj := range o {
-			objs = append(objs, Object{Object: obj, Source: fmt.Sprintf("%s#%d", file, doc)})
+			objs = append(objs, Object{Object: obj, File: file, Document: doc})
 		}
 		for _, e := range pr {
 			e.File, e.Document = file, doc
