@@ -214,6 +214,15 @@ func (c *Client) Start(ctx context.Context) {
 	c.cluster.Start(ctx.Done())
 }
 
+// Shutdown waits for the informer goroutines to end; call it after the
+// context given to Start is done.
+func (c *Client) Shutdown() {
+	for _, ns := range c.spaces {
+		ns.factory.Shutdown()
+	}
+	c.cluster.Shutdown()
+}
+
 // WaitForSync waits until every informer has listed its resource, or until
 // timeout. The error names each resource that did not sync and the last
 // error its list or watch got, such as
@@ -348,6 +357,7 @@ func RenderOnce(ctx context.Context, cs kubernetes.Interface, opts *Provider, co
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	defer client.Shutdown()
 	defer cancel()
 	client.Start(ctx)
 	if err := client.WaitForSync(ctx, syncTimeout); err != nil {

@@ -99,6 +99,9 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	// Cancel first, then wait for the informers, so that no goroutine
+	// outlives Provide.
+	defer client.Shutdown()
 	defer cancel()
 	client.Start(ctx)
 
@@ -110,7 +113,13 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	var status *statusWriter
 	if p.IngressEndpoint != nil {
 		status = newStatusWriter(p, cs, log)
-		go status.run(ctx)
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			status.run(ctx)
+		}()
+		defer func() { <-stopped }()
+		defer cancel()
 	}
 
 	r := renderer{p: p, client: client, log: log}

@@ -92,12 +92,18 @@ func (w *statusWriter) run(ctx context.Context) {
 			DeleteFunc: func(any) { w.poke() },
 		})
 		factory.Start(ctx.Done())
+		defer factory.Shutdown()
 		if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
 			return
 		}
 	}
 	if le := w.p.LeaderElection; le != nil && !le.Disabled {
-		go w.elect(ctx)
+		elected := make(chan struct{})
+		go func() {
+			defer close(elected)
+			w.elect(ctx)
+		}()
+		defer func() { <-elected }()
 	}
 	for {
 		select {
