@@ -51,7 +51,8 @@ func runRender(ctx context.Context, cfg *static.Configuration, out io.Writer) er
 		return fmt.Errorf("format %q: must be json or yaml", cfg.Format)
 	}
 	opts := cfg.Providers.KubernetesIngress
-	if err := opts.Validate(); err != nil {
+	opts.SetLogger(logger)
+	if err := opts.Init(); err != nil {
 		return fmt.Errorf("providers.kubernetesIngress.%w", err)
 	}
 	cs, copts, inputErrs, err := openCluster(cfg, logger)

@@ -45,6 +45,24 @@ func ParseTerminatingPolicy(s string) (TerminatingPolicy, error) {
 type Options struct {
 	Terminating TerminatingPolicy // "" = fallback; an unknown value also behaves as fallback
 	AllowFQDN   bool              // use slices of addressType FQDN (off by default: a hand-made FQDN slice can point the proxy anywhere)
+
+	// AddressTypes limits the IP slices used to these types (IPv4, IPv6);
+	// empty uses both. FQDN slices are governed by AllowFQDN alone.
+	AddressTypes []discoveryv1.AddressType
+	// Node and Zone say where the proxy runs. When set, ready endpoints are
+	// narrowed by the slices' topology hints as kube-proxy does: to those
+	// hinted for Node if every ready endpoint has node hints and one names
+	// Node; else to those hinted for Zone if every ready endpoint has zone
+	// hints and one names Zone; else all. Never to nothing.
+	Node, Zone string
+	// AllowLoopback lets loopback addresses through (local demos and tests).
+	AllowLoopback bool
+	// Managers, when not empty, lists the endpointslice.kubernetes.io/managed-by
+	// values whose slices are used; other slices are ignored (CVE-2021-25740).
+	Managers []string
+	// PublishNotReady makes every endpoint with an address usable, whatever
+	// its conditions (the Service's spec.publishNotReadyAddresses).
+	PublishNotReady bool
 }
 
 // Backend is one address and port to send traffic to.
@@ -131,16 +149,17 @@ type candidate struct {
 	text  string     // the Address to return
 	port  int32
 	class class
+	hints *discoveryv1.EndpointHints // of the copy that gave the class; shared with the slice
 }
 
 // selector accumulates the candidates of one Select call.
 type selector struct {
-	portName  string
-	allowFQDN bool
-	cands     []candidate
-	byIP      map[ipKey]int32
-	byName    map[nameKey]int32 // created on first use: FQDN slices are rare
-	problems  []*Problem
+	portName string
+	opts     *Options
+	cands    []candidate
+	byIP     map[ipKey]int32
+	byName   map[nameKey]int32 // created on first use: FQDN slices are rare
+	problems []*Problem
 }
 
 // Select returns the backends for the Service port named portName ("" for an unnamed port)
@@ -159,10 +178,10 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 	}
 
 	sel := selector{
-		portName:  portName,
-		allowFQDN: opts.AllowFQDN,
-		cands:     make([]candidate, 0, total),
-		byIP:      make(map[ipKey]int32, total),
+		portName: portName,
+		opts:     &opts,
+		cands:    make([]candidate, 0, total),
+		byIP:     make(map[ipKey]int32, total),
 	}
 	for _, s := range slices {
 		if s != nil {
@@ -170,6 +189,9 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		}
 	}
 	slicesSortFunc(sel.problems, compareProblems)
+	if opts.Node != "" || opts.Zone != "" {
+		applyTopology(sel.cands, opts.Node, opts.Zone)
+	}
 
 	ready := false
 	kept := 0
@@ -229,8 +251,8 @@ func (sel *selector) report(s *discoveryv1.EndpointSlice, field string, err erro
 	sel.problems = append(sel.problems, &Problem{Slice: sliceName(s), Field: field, Err: err})
 }
 
-// add records one address, keeping the best class when it is already known.
-func (sel *selector) add(ip netip.Addr, name, text string, port int32, cl class) {
+// add records one address, keeping the best class (and its hints) when it is already known.
+func (sel *selector) add(ip netip.Addr, name, text string, port int32, cl class, hints *discoveryv1.EndpointHints) {
 	var (
 		idx int32
 		ok  bool
@@ -250,16 +272,28 @@ func (sel *selector) add(ip netip.Addr, name, text string, port int32, cl class)
 		}
 	}
 	if !ok {
-		sel.cands = append(sel.cands, candidate{ip: ip, text: text, port: port, class: cl})
+		sel.cands = append(sel.cands, candidate{ip: ip, text: text, port: port, class: cl, hints: hints})
 		return
 	}
 	if c := &sel.cands[idx]; cl > c.class {
-		c.class = cl
+		c.class, c.hints = cl, hints
 	}
 }
 
 // collect adds the usable addresses of one slice and reports its defects.
 func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
+	if len(sel.opts.Managers) > 0 {
+		manager := s.Labels[discoveryv1.LabelManagedBy]
+		if !slices.Contains(sel.opts.Managers, manager) {
+			sel.report(s, "metadata.labels["+discoveryv1.LabelManagedBy+"]",
+				fmt.Errorf("managed by %q, which endpointSliceManagers does not list: the slice is ignored", manager))
+			return
+		}
+	}
+	if (s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6) &&
+		len(sel.opts.AddressTypes) > 0 && !slices.Contains(sel.opts.AddressTypes, s.AddressType) {
+		return // the other family of a dual-stack Service
+	}
 	portIdx := -1
 	for i := range s.Ports {
 		p := &s.Ports[i]
@@ -293,7 +327,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 	switch s.AddressType {
 	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6:
 	case discoveryv1.AddressTypeFQDN:
-		if !sel.allowFQDN {
+		if !sel.opts.AllowFQDN {
 			sel.report(s, "addressType", errors.New("slices of address type FQDN are not used unless allowFQDNEndpoints is set"))
 			return
 		}
@@ -302,18 +336,148 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 		return
 	}
 
+	refused, firstRefused, firstReason := 0, "", ""
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
-		cl := classify(ep.Conditions)
+		cl := classReady
+		if !sel.opts.PublishNotReady {
+			cl = classify(ep.Conditions)
+		}
 		for j, raw := range ep.Addresses {
 			ip, name, text, err := parseAddress(s.AddressType, raw)
 			if err != nil {
 				sel.report(s, fmt.Sprintf("endpoints[%d].addresses[%d]", i, j), err)
 				continue
 			}
-			sel.add(ip, name, text, port, cl)
+			reason := ""
+			if ip.IsValid() {
+				reason = RefusedAddress(ip, sel.opts.AllowLoopback)
+			} else {
+				reason = RefusedName(name, sel.opts.AllowLoopback)
+			}
+			if reason != "" {
+				if refused == 0 {
+					firstRefused, firstReason = fmt.Sprintf("endpoints[%d].addresses[%d]", i, j), fmt.Sprintf("%q is %s", raw, reason)
+				}
+				refused++
+				continue
+			}
+			sel.add(ip, name, text, port, cl, ep.Hints)
 		}
 	}
+	if refused > 0 {
+		// Once per slice: a hostile slice may hold thousands of them.
+		msg := firstReason + ": never used as a server"
+		if refused > 1 {
+			msg += fmt.Sprintf(" (%d refused addresses in this slice)", refused)
+		}
+		sel.report(s, firstRefused, errors.New(msg))
+	}
+}
+
+// applyTopology narrows the ready candidates by their hints, as kube-proxy
+// does across all slices of a Service: to the endpoints hinted for node if
+// every ready endpoint has node hints and one names node; else to those
+// hinted for zone under the same rule; else it leaves them all. Endpoints it
+// leaves out are marked unusable. It never leaves no ready endpoint.
+func applyTopology(cands []candidate, node, zone string) {
+	anyReady := false
+	allNode, nodeMatch := node != "", false
+	allZone, zoneMatch := zone != "", false
+	for i := range cands {
+		c := &cands[i]
+		if c.class != classReady {
+			continue
+		}
+		anyReady = true
+		if c.hints == nil || len(c.hints.ForNodes) == 0 {
+			allNode = false
+		} else if hintedForNode(c.hints, node) {
+			nodeMatch = true
+		}
+		if c.hints == nil || len(c.hints.ForZones) == 0 {
+			allZone = false
+		} else if hintedForZone(c.hints, zone) {
+			zoneMatch = true
+		}
+	}
+	if !anyReady {
+		return
+	}
+	var keep func(*discoveryv1.EndpointHints) bool
+	switch {
+	case allNode && nodeMatch:
+		keep = func(h *discoveryv1.EndpointHints) bool { return hintedForNode(h, node) }
+	case allZone && zoneMatch:
+		keep = func(h *discoveryv1.EndpointHints) bool { return hintedForZone(h, zone) }
+	default:
+		return
+	}
+	for i := range cands {
+		if c := &cands[i]; c.class == classReady && !keep(c.hints) {
+			c.class = classUnusable
+		}
+	}
+}
+
+func hintedForNode(h *discoveryv1.EndpointHints, node string) bool {
+	for _, n := range h.ForNodes {
+		if n.Name == node {
+			return true
+		}
+	}
+	return false
+}
+
+func hintedForZone(h *discoveryv1.EndpointHints, zone string) bool {
+	for _, z := range h.ForZones {
+		if z.Name == zone {
+			return true
+		}
+	}
+	return false
+}
+
+// Cloud metadata services: never a backend, whatever a slice says.
+var metadataAddresses = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, ...
+	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+}
+
+var thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+
+// RefusedAddress says why ip must never be a server ("" when it may be):
+// unspecified, link-local, multicast, broadcast, a cloud metadata address,
+// or loopback unless allowLoopback.
+func RefusedAddress(ip netip.Addr, allowLoopback bool) string {
+	ip = ip.Unmap()
+	switch {
+	case ip.IsUnspecified() || (ip.Is4() && thisNetwork.Contains(ip)):
+		return "unspecified"
+	case slices.Contains(metadataAddresses, ip):
+		return "a cloud metadata address"
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return "link-local"
+	case ip.IsMulticast() || ip.IsInterfaceLocalMulticast():
+		return "multicast"
+	case ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "broadcast"
+	case ip.IsLoopback() && !allowLoopback:
+		return "loopback (allowLoopbackEndpoints is off)"
+	}
+	return ""
+}
+
+// RefusedName says why a DNS name must never be a server: localhost and its
+// subdomains are loopback.
+func RefusedName(name string, allowLoopback bool) string {
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	if !allowLoopback && (name == "localhost" || strings.HasSuffix(name, ".localhost")) {
+		return "loopback (allowLoopbackEndpoints is off)"
+	}
+	return ""
 }
 
 // parseAddress checks raw against the slice's address type. It returns either a valid ip

@@ -771,7 +771,7 @@ func TestSelectOrder(t *testing.T) {
 		slice("v6", discoveryv1.AddressTypeIPv6, http(), ready("fd00::10", "fd00::2", "::1", "::ffff:9.9.9.9")),
 		slice("v4", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.10", "10.0.0.2", "9.0.0.1", "192.168.0.1")),
 		slice("v4b", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{tcp("http", 80)}, ready("10.0.0.10")),
-	}, "http", Options{AllowFQDN: true})
+	}, "http", Options{AllowFQDN: true, AllowLoopback: true})
 	assert.Empty(t, problems)
 	assert.Equal(t, []Backend{
 		normal("9.0.0.1", 8080),

@@ -37,6 +37,10 @@ type Provider struct {
 	TerminatingEndpoints      string           `description:"Serving-but-terminating endpoints: fallback (fenced while a ready endpoint exists, used when none is), fence (always fenced) or exclude (never used)." json:"terminatingEndpoints,omitempty" toml:"terminatingEndpoints,omitempty" yaml:"terminatingEndpoints,omitempty" export:"true"`
 
 	AllowFQDNEndpoints        bool             `description:"Use EndpointSlices of address type FQDN (off: a hand-made FQDN slice could point the proxy anywhere)." json:"allowFQDNEndpoints,omitempty" toml:"allowFQDNEndpoints,omitempty" yaml:"allowFQDNEndpoints,omitempty" export:"true"`
+	AllowLoopbackEndpoints    bool             `description:"Allow loopback addresses as servers (local demos and tests whose backends listen on 127.0.0.1)." json:"allowLoopbackEndpoints,omitempty" toml:"allowLoopbackEndpoints,omitempty" yaml:"allowLoopbackEndpoints,omitempty" export:"true"`
+	EndpointSliceManagers     []string         `description:"Use only EndpointSlices whose endpointslice.kubernetes.io/managed-by label is one of these (empty: all), e.g. endpointslice-controller.k8s.io,endpointslicemirroring-controller.k8s.io." json:"endpointSliceManagers,omitempty" toml:"endpointSliceManagers,omitempty" yaml:"endpointSliceManagers,omitempty" export:"true"`
+	IPFamily                  string           `description:"Address family of the servers: primary (the Service's first ipFamilies entry), ipv4, ipv6 or all." json:"ipFamily,omitempty" toml:"ipFamily,omitempty" yaml:"ipFamily,omitempty" export:"true"`
+	Topology                  *Topology        `description:"Where this proxy runs, for topology-aware routing by the EndpointSlices' hints." json:"topology,omitempty" toml:"topology,omitempty" yaml:"topology,omitempty" export:"true"`
 
 	// Set by the embedding program, never loaded from a configuration.
 	clientset kubernetes.Interface
@@ -44,6 +48,7 @@ type Provider struct {
 	hasLogger bool
 	observer  Observer
 	certs     certMemo
+	nodeName  string // NODE_NAME, read by Init when topology.node is not set
 }
 
 // EndpointIngress says what the provider writes into the status of the
@@ -53,6 +58,20 @@ type EndpointIngress struct {
 	Hostname         string `description:"Hostname written in the Ingresses' status." json:"hostname,omitempty" toml:"hostname,omitempty" yaml:"hostname,omitempty"`
 	PublishedService string `description:"Service (namespace/name) whose load-balancer status is copied into the Ingresses' status." json:"publishedService,omitempty" toml:"publishedService,omitempty" yaml:"publishedService,omitempty"`
 }
+
+// Topology says where the proxy runs.
+type Topology struct {
+	Zone string `description:"Zone of this proxy (default: the topology.kubernetes.io/zone label of its Node)." json:"zone,omitempty" toml:"zone,omitempty" yaml:"zone,omitempty"`
+	Node string `description:"Node of this proxy (default: the NODE_NAME environment variable)." json:"node,omitempty" toml:"node,omitempty" yaml:"node,omitempty"`
+}
+
+// IP family choices.
+const (
+	IPFamilyPrimary = "primary"
+	IPFamilyIPv4    = "ipv4"
+	IPFamilyIPv6    = "ipv6"
+	IPFamilyAll     = "all"
+)
 
 // LeaderElection configures the Lease that elects the status writer.
 type LeaderElection struct {
@@ -75,6 +94,7 @@ func (l *LeaderElection) SetDefaults() {
 // SetDefaults sets the default option values.
 func (p *Provider) SetDefaults() {
 	p.TerminatingEndpoints = string(endpoints.TerminatingFallback)
+	p.IPFamily = IPFamilyPrimary
 	p.SyncTimeout = ptypes.Duration(60 * time.Second)
 	p.LeaderElection = &LeaderElection{}
 	p.LeaderElection.SetDefaults()
@@ -87,6 +107,16 @@ func (p *Provider) Validate() error {
 	}
 	if _, err := labels.Parse(p.LabelSelector); err != nil {
 		return fmt.Errorf("labelSelector %q: %w", p.LabelSelector, err)
+	}
+	switch strings.ToLower(p.IPFamily) {
+	case "", IPFamilyPrimary, IPFamilyIPv4, IPFamilyIPv6, IPFamilyAll:
+	default:
+		return fmt.Errorf("ipFamily %q: must be primary, ipv4, ipv6 or all", p.IPFamily)
+	}
+	for _, m := range p.EndpointSliceManagers {
+		if strings.TrimSpace(m) == "" {
+			return errors.New("endpointSliceManagers: empty entry")
+		}
 	}
 	if p.ThrottleDuration < 0 {
 		return fmt.Errorf("throttleDuration %s: must not be negative", p.ThrottleDuration)

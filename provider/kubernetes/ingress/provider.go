@@ -3,6 +3,7 @@ package ingress
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"time"
 
@@ -54,6 +55,9 @@ func (p *Provider) Init() error {
 	}
 	if !p.hasLogger {
 		p.logger = zerolog.Nop()
+	}
+	if p.Topology == nil || p.Topology.Node == "" {
+		p.nodeName = os.Getenv("NODE_NAME")
 	}
 	if p.observer == nil {
 		p.observer = nopObserver{}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -72,7 +73,13 @@ func Translate(snap Snapshot, opts *Provider) *Result {
 	if err != nil {
 		policy = endpoints.TerminatingFallback
 	}
-	t.selectOpts = endpoints.Options{Terminating: policy, AllowFQDN: opts.AllowFQDNEndpoints}
+	t.selectOpts = endpoints.Options{
+		Terminating:   policy,
+		AllowFQDN:     opts.AllowFQDNEndpoints,
+		AllowLoopback: opts.AllowLoopbackEndpoints,
+		Managers:      opts.EndpointSliceManagers,
+	}
+	t.locate()
 	t.run()
 	return &Result{Configuration: t.conf, Errors: t.errs, Ingresses: t.served, NeedsNodes: t.needsNodes}
 }
@@ -107,6 +114,29 @@ type pendingRouter struct {
 }
 
 func (t *translator) report(e *ObjectError) { t.errs = append(t.errs, e) }
+
+// locate finds where the proxy runs, for topology hints: the node from the
+// options (or NODE_NAME, resolved by Init), the zone from the options or
+// else from the Node's zone label, which needs the Nodes watched.
+func (t *translator) locate() {
+	node, zone := t.opts.nodeName, ""
+	if tp := t.opts.Topology; tp != nil {
+		if tp.Node != "" {
+			node = tp.Node
+		}
+		zone = tp.Zone
+	}
+	if node != "" && zone == "" {
+		t.needsNodes = true
+		for _, n := range t.snap.Nodes() {
+			if n != nil && n.Name == node {
+				zone = n.Labels[corev1.LabelTopologyZone]
+				break
+			}
+		}
+	}
+	t.selectOpts.Node, t.selectOpts.Zone = node, zone
+}
 
 func (t *translator) ingressError(ing *netv1.Ingress, field string, sev Severity, err error) {
 	t.report(&ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: field, Severity: sev, Err: err})
@@ -363,6 +393,9 @@ func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBack
 		t.needsNodes = true
 		lb.Servers, err = t.nodePortServers(svc, portSpec, scheme)
 	case svc.Spec.Type == corev1.ServiceTypeExternalName:
+		if reason := t.refusedExternalName(svc.Spec.ExternalName); reason != "" {
+			return nil, fmt.Errorf("service %s/%s: externalName %q is %s: never used as a server", namespace, sb.Name, svc.Spec.ExternalName, reason)
+		}
 		lb.Servers = []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(portSpec.Port)))}}
 	case nativeLB:
 		lb.Servers, err = clusterIPServers(svc, portSpec, scheme)
@@ -373,6 +406,16 @@ func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBack
 		return nil, err
 	}
 	return &dynamic.Service{LoadBalancer: lb}, nil
+}
+
+// refusedExternalName applies the address rules of EndpointSlices to an
+// ExternalName target: no metadata, link-local, multicast or unspecified IP
+// literal, and no loopback (IP or localhost) unless allowed.
+func (t *translator) refusedExternalName(name string) string {
+	if ip, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
+		return endpoints.RefusedAddress(ip, t.opts.AllowLoopbackEndpoints)
+	}
+	return endpoints.RefusedName(name, t.opts.AllowLoopbackEndpoints)
 }
 
 // servicePort finds the Service port an Ingress backend refers to, by number
@@ -405,8 +448,35 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 	return "http"
 }
 
+// addressTypes are the slice address types to use for a Service, by the
+// ipFamily option: the Service's primary family, one family, or both. A
+// Service without ipFamilies (headless, ExternalName, old objects) uses both.
+func (t *translator) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
+	switch strings.ToLower(t.opts.IPFamily) {
+	case IPFamilyIPv4:
+		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+	case IPFamilyIPv6:
+		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+	case IPFamilyAll:
+		return nil
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		return nil
+	}
+	switch svc.Spec.IPFamilies[0] {
+	case corev1.IPv4Protocol:
+		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+	case corev1.IPv6Protocol:
+		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+	}
+	return nil
+}
+
 func (t *translator) endpointServers(svc *corev1.Service, p corev1.ServicePort, scheme string) []dynamic.Server {
-	backends, problems := endpoints.Select(t.snap.EndpointSlices(svc.Namespace, svc.Name), p.Name, t.selectOpts)
+	opts := t.selectOpts
+	opts.AddressTypes = t.addressTypes(svc)
+	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
+	backends, problems := endpoints.Select(t.snap.EndpointSlices(svc.Namespace, svc.Name), p.Name, opts)
 	for _, pr := range problems {
 		ns, name, _ := strings.Cut(pr.Slice, "/")
 		t.report(&ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
