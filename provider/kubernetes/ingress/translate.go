@@ -612,7 +612,6 @@ func (t *translator) ingressCerts(ing *netv1.Ingress) {
 	}
 }
 
-
 func (t *translator) finishCerts() {
 	if len(t.certs) == 0 {
 		return
