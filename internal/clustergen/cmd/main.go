@@ -1,0 +1,29 @@
+// Command clustergen writes a synthetic cluster as manifests, so that other
+// tools can be measured on the same cluster as sliceway's benchmarks:
+//
+//	go run ./internal/clustergen/cmd -services 10000 -endpoints 20 > cluster.yaml
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/sliceway/sliceway/internal/clustergen"
+)
+
+func main() {
+	services := flag.Int("services", 1000, "number of services (each with one Ingress)")
+	endpoints := flag.Int("endpoints", 20, fmt.Sprintf("endpoints per service (at most %d)", clustergen.MaxEndpoints))
+	flag.Parse()
+	w := bufio.NewWriter(os.Stdout)
+	if err := clustergen.Write(w, clustergen.Cluster(*services, *endpoints)); err != nil {
+		fmt.Fprintln(os.Stderr, "clustergen:", err)
+		os.Exit(1)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "clustergen:", err)
+		os.Exit(1)
+	}
+}

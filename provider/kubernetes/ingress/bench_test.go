@@ -1,0 +1,218 @@
+package ingress
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// Benchmarks run on a generated cluster (internal/clustergen), or on the
+// manifests named by SLICEWAY_BENCH_MANIFESTS, served by the fake clientset
+// through the provider's informers with their transforms.
+
+var benchSizes = []int{1000, 10000}
+
+const benchEndpoints = 20
+
+func benchClientset(b *testing.B, services int) kubernetes.Interface {
+	b.Helper()
+	if path := os.Getenv("SLICEWAY_BENCH_MANIFESTS"); path != "" {
+		objs, problems := k8s.ReadManifests([]string{path}, k8s.IsUsedKind)
+		for _, p := range problems {
+			if !p.Warning {
+				b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", p)
+			}
+		}
+		cs, problems := k8s.NewFakeCluster(objs)
+		if len(problems) > 0 {
+			b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", problems[0])
+		}
+		return cs
+	}
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(services, benchEndpoints) {
+		if err := cs.Tracker().Add(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cs
+}
+
+func benchOptions() *Provider {
+	p := &Provider{}
+	p.SetDefaults()
+	return p
+}
+
+func forEachSize(b *testing.B, f func(b *testing.B, services int)) {
+	sizes := benchSizes
+	if os.Getenv("SLICEWAY_BENCH_MANIFESTS") != "" {
+		sizes = []int{0}
+	}
+	for _, s := range sizes {
+		b.Run(fmt.Sprintf("services=%d", s), func(b *testing.B) { f(b, s) })
+	}
+}
+
+// BenchmarkRenderFull renders the whole configuration from synced caches.
+func BenchmarkRenderFull(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		cs := benchClientset(b, services)
+		client, err := NewClient(cs, ClientOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer func() { cancel(); client.Shutdown() }()
+		client.Start(ctx)
+		if err := client.WaitForSync(ctx, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		opts := benchOptions()
+		if res := Translate(client.Snapshot(), opts); len(res.Configuration.HTTP.Routers) < services {
+			b.Fatalf("%d routers for %d services", len(res.Configuration.HTTP.Routers), services)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			Translate(client.Snapshot(), opts)
+		}
+	})
+}
+
+// countingObserver counts renders and sent configurations.
+type countingObserver struct {
+	renders, sent atomic.Int64
+}
+
+func (o *countingObserver) Event(string, bool)                    {}
+func (o *countingObserver) Rendered(time.Time, time.Duration, int) { o.renders.Add(1) }
+func (o *countingObserver) Sent()                                  { o.sent.Add(1) }
+
+// runningProvider starts Provide on cs and returns the channel of
+// configurations after the first one.
+func runningProvider(b *testing.B, cs kubernetes.Interface, obs Observer) (<-chan dynamic.Message, func()) {
+	b.Helper()
+	p := benchOptions()
+	p.SetClientset(cs)
+	p.SetObserver(obs)
+	if err := p.Init(); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan dynamic.Message, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = p.Provide(ctx, out)
+	}()
+	select {
+	case <-out:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("no first configuration")
+	}
+	return out, func() { cancel(); <-done }
+}
+
+// BenchmarkRenderAfterSliceChange measures one endpoint of one slice
+// changing: from the API update to the new configuration sent.
+func BenchmarkRenderAfterSliceChange(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster")
+		}
+		cs := benchClientset(b, services)
+		out, stop := runningProvider(b, cs, &countingObserver{})
+		defer stop()
+		ctx := context.Background()
+		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
+		target := clustergen.Slice(services/2, 0, 0, benchEndpoints/2)
+		b.ReportAllocs()
+		b.ResetTimer()
+		i := 0
+		for b.Loop() {
+			i++
+			// Toggle the readiness of the first endpoint.
+			ready := i%2 == 1
+			target.Endpoints[0].Conditions.Ready = &ready
+			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			<-out
+		}
+	})
+}
+
+// BenchmarkNoopUpdate sends resync-style updates (nothing the output reads
+// changes); renders/op must read 0.
+func BenchmarkNoopUpdate(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster")
+		}
+		cs := benchClientset(b, services)
+		obs := &countingObserver{}
+		_, stop := runningProvider(b, cs, obs)
+		defer stop()
+		ctx := context.Background()
+		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
+		target := clustergen.Slice(services/2, 0, 0, benchEndpoints/2)
+		before := obs.renders.Load()
+		b.ReportAllocs()
+		b.ResetTimer()
+		i := 0
+		for b.Loop() {
+			i++
+			target.Annotations = map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": fmt.Sprint(i)}
+			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		time.Sleep(200 * time.Millisecond) // let the last events arrive before counting
+		b.ReportMetric(float64(obs.renders.Load()-before)/float64(b.N), "renders/op")
+	})
+}
+
+// BenchmarkHeapAfterSync reports the heap in use once the informer caches
+// hold the cluster (with the provider's transforms).
+func BenchmarkHeapAfterSync(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		for b.Loop() {
+			b.StopTimer()
+			cs := benchClientset(b, services)
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			client, err := NewClient(cs, ClientOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			b.StartTimer()
+			client.Start(ctx)
+			if err := client.WaitForSync(ctx, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			runtime.GC()
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapInuse-base.HeapInuse)/(1<<20), "heap-MB")
+			cancel()
+			client.Shutdown()
+		}
+	})
+}
