@@ -97,7 +97,7 @@ type countingObserver struct {
 	renders, sent atomic.Int64
 }
 
-func (o *countingObserver) Event(string, bool)                    {}
+func (o *countingObserver) Event(string, bool)                     {}
 func (o *countingObserver) Rendered(time.Time, time.Duration, int) { o.renders.Add(1) }
 func (o *countingObserver) Sent()                                  { o.sent.Add(1) }
 
