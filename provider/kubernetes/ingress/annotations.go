@@ -116,12 +116,14 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 }
 
 // switchLabels turn a whole section on (router.tls, service.sticky,
-// service.sticky.cookie). The label parser creates the section for "true"
-// and silently ignores any other value; here the value must be a boolean,
-// and "false" leaves the section off.
+// service.sticky.cookie). The label parser creates the section only for the
+// exact value "true" and silently ignores any other; here the value must be
+// a boolean ("1", "t", "TRUE" count as true), and false turns the section
+// off together with every setting under it.
 var switchLabels = []string{"traefik.router.tls", "traefik.service.sticky", "traefik.service.sticky.cookie"}
 
 func checkSwitches(labels, origin map[string]string) error {
+	var off []string
 	for label, value := range labels {
 		if !slices.Contains(switchLabels, strings.ToLower(label)) {
 			continue
@@ -130,8 +132,17 @@ func checkSwitches(labels, origin map[string]string) error {
 		if err != nil {
 			return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%q is not a boolean", value)}
 		}
-		if !on {
-			delete(labels, label)
+		if on {
+			labels[label] = "true"
+			continue
+		}
+		off = append(off, strings.ToLower(label))
+	}
+	for _, section := range off {
+		for label := range labels {
+			if l := strings.ToLower(label); l == section || strings.HasPrefix(l, section+".") {
+				delete(labels, label)
+			}
 		}
 	}
 	return nil

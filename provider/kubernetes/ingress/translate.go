@@ -565,7 +565,10 @@ func (t *translator) resolveRouters() {
 	slices.Sort(keys)
 	for _, key := range keys {
 		prs := t.routers[key]
-		if len(prs) == 1 {
+		// A path whose key is the default backend's router name is renamed
+		// like a conflict, so that neither hides the other.
+		_, reserved := t.conf.HTTP.Routers[key]
+		if len(prs) == 1 && !reserved {
 			t.addRouter(key, prs[0])
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // UsedKinds are the kinds the Ingress provider reads; manifests of other
@@ -53,6 +54,12 @@ func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
 			continue
 		}
 		gvk := o.Object.GetObjectKind().GroupVersionKind()
+		if gvk.Kind == "" {
+			// Built in Go rather than decoded: ask the scheme.
+			if kinds, _, err := scheme.Scheme.ObjectKinds(o.Object); err == nil && len(kinds) > 0 {
+				gvk = kinds[0]
+			}
+		}
 		if !clusterScoped[gvk.Kind] && accessor.GetNamespace() == "" {
 			accessor.SetNamespace(corev1.NamespaceDefault)
 		}

@@ -4,12 +4,12 @@
 package k8s
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,17 +142,8 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 		return nil, []*ManifestError{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 64<<10))
 	decoder := scheme.Codecs.UniversalDeserializer()
-	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			problems = append(problems, &ManifestError{File: file, Document: doc, Err: err})
-			break
-		}
+	for doc, raw := range splitDocuments(data) {
 		if len(raw) > maxDocumentSize {
 			problems = append(problems, &ManifestError{File: file, Document: doc, Err: fmt.Errorf("document larger than %d MiB", maxDocumentSize>>20)})
 			continue
@@ -170,6 +161,49 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 		}
 	}
 	return objs, problems
+}
+
+// splitDocuments splits a YAML stream into its documents, numbered from 1
+// as YAML counts them: a separator line ("---", or "--- " followed by
+// content or a comment) starts a document; what stands before the first
+// separator is a document only if it holds more than comments and blank
+// lines. Empty documents between separators keep their number.
+func splitDocuments(data []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		doc, start := 0, 0
+		explicit := false // the current document was opened by a separator
+		emit := func(end int) bool {
+			chunk := data[start:end]
+			if !explicit && isBlankDocument(chunk) {
+				return true
+			}
+			doc++
+			return yield(doc, chunk)
+		}
+		for pos := 0; pos < len(data); {
+			end := bytes.IndexByte(data[pos:], '\n')
+			next := len(data)
+			if end >= 0 {
+				end += pos
+				next = end + 1
+			} else {
+				end = len(data)
+			}
+			line := bytes.TrimRight(data[pos:end], "\r")
+			if bytes.Equal(line, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) || bytes.HasPrefix(line, []byte("---\t")) {
+				if !emit(pos) {
+					return
+				}
+				explicit = true
+				// Content after the marker on the same line belongs to the document.
+				start = pos + 3
+				pos = next
+				continue
+			}
+			pos = next
+		}
+		emit(len(data))
+	}
 }
 
 // isBlankDocument says whether a document holds only comments and blank lines.

@@ -1,0 +1,397 @@
+package ingress
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+func boolPtr(b bool) *bool    { return &b }
+func strPtr(s string) *string { return &s }
+func ann(key string) string   { return AnnotationPrefix + key }
+func oneAnn(key, value string) map[string]string {
+	return map[string]string{ann(key): value}
+}
+
+func TestParseRouterAnnotations(t *testing.T) {
+	tests := []struct {
+		desc        string
+		annotations map[string]string
+		want        *routerAnnotations
+	}{
+		{desc: "nil annotations", annotations: nil, want: &routerAnnotations{}},
+		{desc: "no annotations", annotations: map[string]string{}, want: &routerAnnotations{}},
+		{
+			desc: "unrelated annotations are ignored",
+			annotations: map[string]string{
+				"kubernetes.io/ingress.class":                       "traefik",
+				"nginx.ingress.kubernetes.io/rewrite-target":        "/",
+				"example.com/router.priority":                       "not a number",
+				"traefik.ingress.kubernetes.io":                     "x",
+				ann("routerx.priority"):                             "not a number",
+				ann("frontend.rule.type"):                           "PathPrefixStrip",
+				"traefik.ingress.kubernetes.io/router":              "x",
+				"other.traefik.ingress.kubernetes.io/router.tls":    "maybe",
+				"xtraefik.ingress.kubernetes.io/router.entrypoints": "web",
+			},
+			want: &routerAnnotations{},
+		},
+		{
+			desc: "service annotations are ignored by the router parser",
+			annotations: map[string]string{
+				ann("service.serversscheme"):  "ftp",
+				ann("service.passhostheader"): "not a bool",
+				ann("service.unknown"):        "x",
+			},
+			want: &routerAnnotations{},
+		},
+		{desc: "one entry point", annotations: oneAnn("router.entrypoints", "web"), want: &routerAnnotations{EntryPoints: []string{"web"}}},
+		{desc: "entry points", annotations: oneAnn("router.entrypoints", "web,websecure"), want: &routerAnnotations{EntryPoints: []string{"web", "websecure"}}},
+		{desc: "entry points with spaces", annotations: oneAnn("router.entrypoints", "web, websecure"), want: &routerAnnotations{EntryPoints: []string{"web", "websecure"}}},
+		{
+			desc:        "middlewares",
+			annotations: oneAnn("router.middlewares", "default-auth@kubernetescrd,team-strip@kubernetescrd"),
+			want:        &routerAnnotations{Middlewares: []string{"default-auth@kubernetescrd", "team-strip@kubernetescrd"}},
+		},
+		{desc: "priority", annotations: oneAnn("router.priority", "42"), want: &routerAnnotations{Priority: 42}},
+		{desc: "negative priority", annotations: oneAnn("router.priority", "-3"), want: &routerAnnotations{Priority: -3}},
+		{desc: "pathmatcher Path", annotations: oneAnn("router.pathmatcher", "Path"), want: &routerAnnotations{PathMatcher: "Path"}},
+		{desc: "pathmatcher PathPrefix", annotations: oneAnn("router.pathmatcher", "PathPrefix"), want: &routerAnnotations{PathMatcher: "PathPrefix"}},
+		{desc: "pathmatcher PathRegexp", annotations: oneAnn("router.pathmatcher", "PathRegexp"), want: &routerAnnotations{PathMatcher: "PathRegexp"}},
+		{desc: "tls true gives an empty TLS config", annotations: oneAnn("router.tls", "true"), want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{}}},
+		{desc: "tls false gives no TLS config", annotations: oneAnn("router.tls", "false"), want: &routerAnnotations{}},
+		{desc: "tls TRUE", annotations: oneAnn("router.tls", "TRUE"), want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{}}},
+		{
+			desc: "tls 1 is true", annotations: oneAnn("router.tls", "1"), want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{}},
+		},
+		{desc: "tls 0 is false", annotations: oneAnn("router.tls", "0"), want: &routerAnnotations{}},
+		{
+			desc:        "tls false wins over its fields",
+			annotations: map[string]string{ann("router.tls"): "false", ann("router.tls.certresolver"): "le"},
+			want:        &routerAnnotations{},
+		},
+		{
+			desc:        "tls.certresolver",
+			annotations: oneAnn("router.tls.certresolver", "letsencrypt"),
+			want:        &routerAnnotations{TLS: &dynamic.RouterTLSConfig{CertResolver: "letsencrypt"}},
+		},
+		{
+			desc:        "tls.options",
+			annotations: oneAnn("router.tls.options", "default-mtls@kubernetescrd"),
+			want:        &routerAnnotations{TLS: &dynamic.RouterTLSConfig{Options: "default-mtls@kubernetescrd"}},
+		},
+		{
+			desc: "tls and its fields",
+			annotations: map[string]string{
+				ann("router.tls"):              "true",
+				ann("router.tls.certresolver"): "le",
+				ann("router.tls.options"):      "strict",
+			},
+			want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{CertResolver: "le", Options: "strict"}},
+		},
+		{
+			desc: "tls.domains.0",
+			annotations: map[string]string{
+				ann("router.tls.domains.0.main"): "example.com",
+				ann("router.tls.domains.0.sans"): "a.example.com,b.example.com",
+			},
+			want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{Domains: []dynamic.Domain{
+				{Main: "example.com", SANs: []string{"a.example.com", "b.example.com"}},
+			}}},
+		},
+		{
+			desc: "tls.domains.0 and tls.domains.1",
+			annotations: map[string]string{
+				ann("router.tls.domains.0.main"): "example.com",
+				ann("router.tls.domains.0.sans"): "www.example.com",
+				ann("router.tls.domains.1.main"): "example.org",
+				ann("router.tls.domains.1.sans"): "*.example.org,www.example.org",
+			},
+			want: &routerAnnotations{TLS: &dynamic.RouterTLSConfig{Domains: []dynamic.Domain{
+				{Main: "example.com", SANs: []string{"www.example.com"}},
+				{Main: "example.org", SANs: []string{"*.example.org", "www.example.org"}},
+			}}},
+		},
+		{
+			desc:        "tls.domains with sans only",
+			annotations: oneAnn("router.tls.domains.0.sans", "a.example.com"),
+			want:        &routerAnnotations{TLS: &dynamic.RouterTLSConfig{Domains: []dynamic.Domain{{SANs: []string{"a.example.com"}}}}},
+		},
+		{
+			desc:        "keys are case-insensitive, as Traefik's labels",
+			annotations: oneAnn("router.EntryPoints", "web"),
+			want:        &routerAnnotations{EntryPoints: []string{"web"}},
+		},
+		{
+			desc: "everything together",
+			annotations: map[string]string{
+				ann("router.entrypoints"):        "websecure",
+				ann("router.middlewares"):        "a@file,b@file",
+				ann("router.priority"):           "10",
+				ann("router.pathmatcher"):        "Path",
+				ann("router.tls"):                "true",
+				ann("router.tls.certresolver"):   "le",
+				ann("router.tls.domains.0.main"): "example.com",
+				ann("service.serversscheme"):     "h2c",
+				"kubernetes.io/ingress.class":    "traefik",
+			},
+			want: &routerAnnotations{
+				PathMatcher: "Path",
+				EntryPoints: []string{"websecure"},
+				Middlewares: []string{"a@file", "b@file"},
+				Priority:    10,
+				TLS:         &dynamic.RouterTLSConfig{CertResolver: "le", Domains: []dynamic.Domain{{Main: "example.com"}}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, err := parseRouterAnnotations(tc.annotations)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseRouterAnnotationsErrors(t *testing.T) {
+	tests := []struct {
+		desc           string
+		annotations    map[string]string
+		wantAnnotation string
+		wantInMessage  string
+	}{
+		{desc: "priority is not an int", annotations: oneAnn("router.priority", "high"), wantAnnotation: ann("router.priority")},
+		{desc: "priority is a float", annotations: oneAnn("router.priority", "1.5"), wantAnnotation: ann("router.priority")},
+		{desc: "unknown field", annotations: oneAnn("router.foo", "bar"), wantAnnotation: ann("router.foo")},
+		{desc: "unknown nested field", annotations: oneAnn("router.tls.foo", "bar"), wantAnnotation: ann("router.tls.foo")},
+		{
+			desc: "tls is not a bool", annotations: oneAnn("router.tls", "yes please"), wantAnnotation: ann("router.tls"),
+		},
+		{desc: "invalid pathmatcher", annotations: oneAnn("router.pathmatcher", "Host"), wantAnnotation: ann("router.pathmatcher"), wantInMessage: `"Host"`},
+		{desc: "pathmatcher is case-sensitive", annotations: oneAnn("router.pathmatcher", "pathprefix"), wantAnnotation: ann("router.pathmatcher")},
+		{desc: "empty domain", annotations: oneAnn("router.tls.domains.0.main", ""), wantAnnotation: ann("router.tls.domains.0")},
+		{
+			desc: "the bad annotation is named among good ones",
+			annotations: map[string]string{
+				ann("router.entrypoints"):      "web",
+				ann("router.middlewares"):      "a@file",
+				ann("router.priority"):         "abc",
+				ann("router.tls.certresolver"): "le",
+				"kubernetes.io/ingress.class":  "traefik",
+			},
+			wantAnnotation: ann("router.priority"),
+		},
+		{
+			desc:           "the key is named as written",
+			annotations:    oneAnn("router.Priority", "abc"),
+			wantAnnotation: ann("router.Priority"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, err := parseRouterAnnotations(tc.annotations)
+			require.Error(t, err)
+			assert.Nil(t, got)
+			var ae *annotationError
+			require.True(t, errors.As(err, &ae), "want an *annotationError, got %T: %v", err, err)
+			assert.Equal(t, tc.wantAnnotation, ae.Annotation)
+			require.Error(t, ae.Err)
+			assert.Contains(t, err.Error(), tc.wantAnnotation)
+			if tc.wantInMessage != "" {
+				assert.Contains(t, err.Error(), tc.wantInMessage)
+			}
+		})
+	}
+}
+
+func TestParseServiceAnnotations(t *testing.T) {
+	tests := []struct {
+		desc        string
+		annotations map[string]string
+		want        *serviceAnnotations
+	}{
+		{desc: "nil annotations", annotations: nil, want: &serviceAnnotations{}},
+		{
+			desc: "unrelated annotations are ignored",
+			annotations: map[string]string{
+				"service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+				"example.com/service.passhostheader":                "not a bool",
+				ann("servicex.nativelb"):                            "not a bool",
+			},
+			want: &serviceAnnotations{},
+		},
+		{
+			desc: "router annotations are ignored by the service parser",
+			annotations: map[string]string{
+				ann("router.priority"):    "not an int",
+				ann("router.pathmatcher"): "Host",
+				ann("router.foo"):         "bar",
+			},
+			want: &serviceAnnotations{},
+		},
+		{desc: "serversscheme http", annotations: oneAnn("service.serversscheme", "http"), want: &serviceAnnotations{ServersScheme: "http"}},
+		{desc: "serversscheme https", annotations: oneAnn("service.serversscheme", "https"), want: &serviceAnnotations{ServersScheme: "https"}},
+		{desc: "serversscheme h2c", annotations: oneAnn("service.serversscheme", "h2c"), want: &serviceAnnotations{ServersScheme: "h2c"}},
+		{desc: "passhostheader false", annotations: oneAnn("service.passhostheader", "false"), want: &serviceAnnotations{PassHostHeader: boolPtr(false)}},
+		{desc: "passhostheader true", annotations: oneAnn("service.passhostheader", "true"), want: &serviceAnnotations{PassHostHeader: boolPtr(true)}},
+		{
+			desc:        "serverstransport",
+			annotations: oneAnn("service.serverstransport", "default-mytransport@kubernetescrd"),
+			want:        &serviceAnnotations{ServersTransport: "default-mytransport@kubernetescrd"},
+		},
+		{
+			desc:        "sticky.cookie true gives a cookie with the default path",
+			annotations: oneAnn("service.sticky.cookie", "true"),
+			want:        &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{Path: strPtr("/")}}},
+		},
+		{
+			desc:        "sticky.cookie.name alone keeps the default path",
+			annotations: oneAnn("service.sticky.cookie.name", "affinity"),
+			want:        &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{Name: "affinity", Path: strPtr("/")}}},
+		},
+		{
+			desc: "sticky cookie fields",
+			annotations: map[string]string{
+				ann("service.sticky.cookie"):          "true",
+				ann("service.sticky.cookie.name"):     "affinity",
+				ann("service.sticky.cookie.secure"):   "true",
+				ann("service.sticky.cookie.httponly"): "true",
+				ann("service.sticky.cookie.samesite"): "strict",
+				ann("service.sticky.cookie.maxage"):   "3600",
+				ann("service.sticky.cookie.path"):     "/app",
+				ann("service.sticky.cookie.domain"):   "example.com",
+			},
+			want: &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{
+				Name: "affinity", Secure: true, HTTPOnly: true, SameSite: "strict", MaxAge: 3600,
+				Path: strPtr("/app"), Domain: "example.com",
+			}}},
+		},
+		{
+			desc:        "samesite none",
+			annotations: oneAnn("service.sticky.cookie.samesite", "none"),
+			want:        &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{SameSite: "none", Path: strPtr("/")}}},
+		},
+		{
+			desc:        "samesite is case-insensitive",
+			annotations: oneAnn("service.sticky.cookie.samesite", "Lax"),
+			want:        &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{SameSite: "Lax", Path: strPtr("/")}}},
+		},
+		{
+			desc:        "sticky.cookie 1 is true",
+			annotations: oneAnn("service.sticky.cookie", "1"),
+			want:        &serviceAnnotations{Sticky: &dynamic.Sticky{Cookie: &dynamic.Cookie{Path: strPtr("/")}}},
+		},
+		{
+			desc:        "sticky.cookie false wins over its fields",
+			annotations: map[string]string{ann("service.sticky.cookie"): "false", ann("service.sticky.cookie.name"): "c"},
+			want:        &serviceAnnotations{},
+		},
+		{desc: "nativelb true", annotations: oneAnn("service.nativelb", "true"), want: &serviceAnnotations{NativeLB: boolPtr(true)}},
+		{desc: "nativelb false", annotations: oneAnn("service.nativelb", "false"), want: &serviceAnnotations{NativeLB: boolPtr(false)}},
+		{desc: "nodeportlb", annotations: oneAnn("service.nodeportlb", "true"), want: &serviceAnnotations{NodePortLB: true}},
+		{
+			desc: "everything together",
+			annotations: map[string]string{
+				ann("service.serversscheme"):      "https",
+				ann("service.serverstransport"):   "tr@file",
+				ann("service.passhostheader"):     "false",
+				ann("service.sticky.cookie.name"): "c",
+				ann("service.nativelb"):           "true",
+				ann("router.priority"):            "1",
+			},
+			want: &serviceAnnotations{
+				ServersScheme:    "https",
+				ServersTransport: "tr@file",
+				PassHostHeader:   boolPtr(false),
+				Sticky:           &dynamic.Sticky{Cookie: &dynamic.Cookie{Name: "c", Path: strPtr("/")}},
+				NativeLB:         boolPtr(true),
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, err := parseServiceAnnotations(tc.annotations)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseServiceAnnotationsStickyCookieFalse(t *testing.T) {
+	got, err := parseServiceAnnotations(oneAnn("service.sticky.cookie", "false"))
+	require.NoError(t, err)
+	if got.Sticky != nil {
+		assert.Nil(t, got.Sticky.Cookie, "sticky.cookie=false must not set a cookie")
+	}
+}
+
+func TestParseServiceAnnotationsErrors(t *testing.T) {
+	tests := []struct {
+		desc           string
+		annotations    map[string]string
+		wantAnnotation string
+		wantInMessage  string
+	}{
+		{desc: "invalid serversscheme", annotations: oneAnn("service.serversscheme", "ftp"), wantAnnotation: ann("service.serversscheme"), wantInMessage: `"ftp"`},
+		{desc: "serversscheme is case-sensitive", annotations: oneAnn("service.serversscheme", "HTTPS"), wantAnnotation: ann("service.serversscheme")},
+		{desc: "passhostheader is not a bool", annotations: oneAnn("service.passhostheader", "yes"), wantAnnotation: ann("service.passhostheader")},
+		{desc: "nativelb is not a bool", annotations: oneAnn("service.nativelb", "enabled"), wantAnnotation: ann("service.nativelb")},
+		{desc: "nodeportlb is not a bool", annotations: oneAnn("service.nodeportlb", "1x"), wantAnnotation: ann("service.nodeportlb")},
+		{
+			desc: "sticky.cookie is not a bool", annotations: oneAnn("service.sticky.cookie", "please"), wantAnnotation: ann("service.sticky.cookie"),
+		},
+		{desc: "cookie secure is not a bool", annotations: oneAnn("service.sticky.cookie.secure", "si"), wantAnnotation: ann("service.sticky.cookie.secure")},
+		{desc: "cookie maxage is not an int", annotations: oneAnn("service.sticky.cookie.maxage", "1h"), wantAnnotation: ann("service.sticky.cookie.maxage")},
+		{desc: "invalid samesite", annotations: oneAnn("service.sticky.cookie.samesite", "sometimes"), wantAnnotation: ann("service.sticky.cookie.samesite"), wantInMessage: `"sometimes"`},
+		{desc: "unknown field", annotations: oneAnn("service.loadbalancer", "x"), wantAnnotation: ann("service.loadbalancer")},
+		{desc: "unknown cookie field", annotations: oneAnn("service.sticky.cookie.colour", "blue"), wantAnnotation: ann("service.sticky.cookie.colour")},
+		{
+			desc: "the bad annotation is named among good ones",
+			annotations: map[string]string{
+				ann("service.serversscheme"):      "https",
+				ann("service.passhostheader"):     "maybe",
+				ann("service.sticky.cookie.name"): "c",
+				ann("router.priority"):            "1",
+			},
+			wantAnnotation: ann("service.passhostheader"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, err := parseServiceAnnotations(tc.annotations)
+			require.Error(t, err)
+			assert.Nil(t, got)
+			var ae *annotationError
+			require.True(t, errors.As(err, &ae), "want an *annotationError, got %T: %v", err, err)
+			assert.Equal(t, tc.wantAnnotation, ae.Annotation)
+			require.Error(t, ae.Err)
+			assert.ErrorIs(t, err, ae.Err)
+			assert.Contains(t, err.Error(), tc.wantAnnotation)
+			if tc.wantInMessage != "" {
+				assert.Contains(t, err.Error(), tc.wantInMessage)
+			}
+		})
+	}
+}
+
+// TestParseAnnotationsDoesNotShareState checks that two parses do not share
+// slices or pointers: changing one result leaves the other unchanged.
+func TestParseAnnotationsDoesNotShareState(t *testing.T) {
+	annotations := map[string]string{
+		ann("router.entrypoints"):        "web,websecure",
+		ann("router.tls.domains.0.main"): "example.com",
+		ann("router.tls.domains.0.sans"): "a.example.com",
+	}
+	a, err := parseRouterAnnotations(annotations)
+	require.NoError(t, err)
+	b, err := parseRouterAnnotations(annotations)
+	require.NoError(t, err)
+	a.EntryPoints[0] = "changed"
+	a.TLS.Domains[0].SANs[0] = "changed"
+	assert.Equal(t, []string{"web", "websecure"}, b.EntryPoints)
+	assert.Equal(t, []string{"a.example.com"}, b.TLS.Domains[0].SANs)
+}
