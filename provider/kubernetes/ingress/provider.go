@@ -48,7 +48,7 @@ func (p *Provider) SetLogger(l zerolog.Logger) { p.logger = l; p.hasLogger = tru
 // SetObserver sets the observer of events and renders (metrics).
 func (p *Provider) SetObserver(o Observer) { p.observer = o }
 
-// Init validates the options. It does not connect.
+// Init validates the options. It does not connect. Provide calls it too.
 func (p *Provider) Init() error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -71,10 +71,8 @@ func (p *Provider) Init() error {
 // throttleDuration apart. It keeps retrying (with backoff) while the cluster
 // cannot be reached or listed, and returns nil once ctx is done.
 func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) error {
-	if p.observer == nil {
-		if err := p.Init(); err != nil {
-			return err
-		}
+	if err := p.Init(); err != nil {
+		return err
 	}
 	cs := p.clientset
 	if cs == nil {
@@ -195,12 +193,12 @@ func (r *renderer) render(ctx context.Context) *Result {
 	start := time.Now()
 	res := Translate(r.client.Snapshot(), r.p)
 	if res.NeedsNodes && !r.client.WatchesNodes() {
-		r.log.Info().Msg("a Service uses service.nodeportlb: watching Nodes")
+		r.log.Info().Msg("a feature needs Nodes (service.nodeportlb, or topology.node without topology.zone): watching Nodes")
 		if err := r.client.EnsureNodes(ctx, time.Duration(r.p.SyncTimeout)); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			r.log.Error().Err(err).Msg("cannot watch Nodes; node-port services have no servers until they sync")
+			r.log.Error().Err(err).Msg("cannot watch Nodes: node-port services have no servers and zone hints are not used until they sync")
 		}
 		res = Translate(r.client.Snapshot(), r.p)
 	}

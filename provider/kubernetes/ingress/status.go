@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -249,14 +250,21 @@ func (w *statusWriter) writeAll(ctx context.Context) {
 	}
 }
 
+// write sets status.loadBalancer with a merge patch of the status
+// subresource: the cached Ingress is trimmed (no managedFields, no
+// last-applied annotation), so it must never be sent back whole.
 func (w *statusWriter) write(ctx context.Context, ing *netv1.Ingress, want []netv1.IngressLoadBalancerIngress) error {
-	updated := ing.DeepCopy()
-	updated.Status.LoadBalancer.Ingress = want
+	patch, err := json.Marshal(map[string]any{
+		"status": map[string]any{"loadBalancer": map[string]any{"ingress": want}},
+	})
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := w.cs.NetworkingV1().Ingresses(ing.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-		// The cache is behind: the next render hands over the newer object.
+	_, err = w.cs.NetworkingV1().Ingresses(ing.Namespace).Patch(ctx, ing.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if apierrors.IsNotFound(err) {
+		// Deleted meanwhile: the next render no longer lists it.
 		return nil
 	}
 	if err != nil {

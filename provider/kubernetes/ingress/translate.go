@@ -128,10 +128,22 @@ func (t *translator) locate() {
 	}
 	if node != "" && zone == "" {
 		t.needsNodes = true
-		for _, n := range t.snap.Nodes() {
-			if n != nil && n.Name == node {
-				zone = n.Labels[corev1.LabelTopologyZone]
-				break
+		if nodes := t.snap.Nodes(); nodes != nil {
+			found := false
+			for _, n := range nodes {
+				if n != nil && n.Name == node {
+					found = true
+					zone = n.Labels[corev1.LabelTopologyZone]
+					break
+				}
+			}
+			switch {
+			case !found:
+				t.report(&ObjectError{Kind: "Node", Name: node, Severity: SeverityWarning,
+					Err: errors.New("this proxy's node (topology.node or NODE_NAME) does not exist: zone hints are not used")})
+			case zone == "":
+				t.report(&ObjectError{Kind: "Node", Name: node, Field: "metadata.labels[" + corev1.LabelTopologyZone + "]", Severity: SeverityWarning,
+					Err: errors.New("this proxy's node has no zone label: zone hints are not used (set topology.zone)")})
 			}
 		}
 	}

@@ -1,0 +1,427 @@
+package k8s_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/fixtures"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// fatMeta is metadata as a real API server returns it for an object applied
+// with kubectl: managedFields, the last-applied annotation, and annotations
+// and labels of other tools.
+func fatMeta(name, namespace string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: name, Namespace: namespace, UID: types.UID("uid-" + name), ResourceVersion: "42", Generation: 3,
+		CreationTimestamp: metav1.Time{Time: time.Unix(1700000000, 0)},
+		Labels:            map[string]string{"app": name},
+		Annotations: map[string]string{
+			k8s.LastAppliedAnnotation: `{"apiVersion":"v1","kind":"Whatever","metadata":{"name":"` + name + `"}}`,
+			"example.com/owner":       "team-a",
+		},
+		ManagedFields: []metav1.ManagedFieldsEntry{{
+			Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
+			APIVersion: "v1", Time: &metav1.Time{Time: time.Unix(1700000000, 0)},
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)},
+		}},
+	}
+}
+
+// transformed runs Transform on a deep copy, as an informer does on the
+// object it decoded.
+func transformed(t *testing.T, obj runtime.Object) any {
+	t.Helper()
+	out, err := k8s.Transform(obj.DeepCopyObject())
+	require.NoError(t, err)
+	return out
+}
+
+func TestTransformTrimsMetadataOfEveryKind(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obj  runtime.Object
+		// keepsOtherAnnotations is false for EndpointSlices, whose
+		// annotations are all dropped.
+		keepsOtherAnnotations bool
+	}{
+		{"Service", &corev1.Service{ObjectMeta: fatMeta("web", "shop")}, true},
+		{"Ingress", &netv1.Ingress{ObjectMeta: fatMeta("web", "shop")}, true},
+		{"IngressClass", &netv1.IngressClass{ObjectMeta: fatMeta("sliceway", "")}, true},
+		{"Secret", &corev1.Secret{ObjectMeta: fatMeta("web-tls", "shop")}, true},
+		{"EndpointSlice", &discoveryv1.EndpointSlice{ObjectMeta: fatMeta("web-1", "shop")}, false},
+		// Nodes keep no annotation at all (see TestTransformNode).
+		{"Node", &corev1.Node{ObjectMeta: fatMeta("node-a", "")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := transformed(t, tc.obj)
+			m, ok := out.(metav1.Object)
+			require.True(t, ok, "%T", out)
+			assert.Empty(t, m.GetManagedFields())
+			assert.NotContains(t, m.GetAnnotations(), k8s.LastAppliedAnnotation)
+			if tc.keepsOtherAnnotations {
+				assert.Equal(t, map[string]string{"example.com/owner": "team-a"}, m.GetAnnotations())
+			} else {
+				assert.Empty(t, m.GetAnnotations())
+			}
+			// What identifies the object is kept.
+			orig := tc.obj.(metav1.Object)
+			assert.Equal(t, orig.GetName(), m.GetName())
+			assert.Equal(t, orig.GetNamespace(), m.GetNamespace())
+			assert.Equal(t, orig.GetUID(), m.GetUID())
+			assert.Equal(t, orig.GetResourceVersion(), m.GetResourceVersion())
+		})
+	}
+}
+
+func TestTransformKeepsWhatTranslationReads(t *testing.T) {
+	t.Run("EndpointSlice", func(t *testing.T) {
+		s := &discoveryv1.EndpointSlice{
+			ObjectMeta:  fatMeta("web-1", "shop"),
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Ports:       []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+			Endpoints: []discoveryv1.Endpoint{{
+				Addresses:  []string{"10.0.0.1"},
+				Conditions: discoveryv1.EndpointConditions{Ready: new(true), Serving: new(true), Terminating: new(false)},
+				NodeName:   new("node-a"), Zone: new("zone-a"),
+				Hints: &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: "zone-a"}}},
+			}},
+		}
+		s.Labels[discoveryv1.LabelServiceName] = "web"
+		s.Labels[discoveryv1.LabelManagedBy] = "endpointslice-controller.k8s.io"
+		s.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = "2026-01-01T00:00:00Z"
+		out := transformed(t, s).(*discoveryv1.EndpointSlice)
+		want := s.DeepCopy()
+		want.ManagedFields, want.Annotations = nil, nil
+		assert.Equal(t, want, out)
+	})
+	t.Run("Service", func(t *testing.T) {
+		svc := &corev1.Service{
+			ObjectMeta: fatMeta("web", "shop"),
+			Spec:       corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+			Status:     corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}}},
+		}
+		svc.Annotations["traefik.ingress.kubernetes.io/service.serversscheme"] = "https"
+		out := transformed(t, svc).(*corev1.Service)
+		want := svc.DeepCopy()
+		want.ManagedFields = nil
+		delete(want.Annotations, k8s.LastAppliedAnnotation)
+		assert.Equal(t, want, out)
+	})
+	t.Run("Ingress", func(t *testing.T) {
+		ing := &netv1.Ingress{
+			ObjectMeta: fatMeta("web", "shop"),
+			Spec:       netv1.IngressSpec{IngressClassName: new("sliceway"), Rules: []netv1.IngressRule{{Host: "web.example"}}},
+		}
+		ing.Annotations[k8s.IngressClassAnnotation] = "traefik"
+		ing.Annotations["traefik.ingress.kubernetes.io/router.entrypoints"] = "websecure"
+		out := transformed(t, ing).(*netv1.Ingress)
+		want := ing.DeepCopy()
+		want.ManagedFields = nil
+		delete(want.Annotations, k8s.LastAppliedAnnotation)
+		assert.Equal(t, want, out)
+	})
+	t.Run("IngressClass without annotations", func(t *testing.T) {
+		ic := &netv1.IngressClass{
+			ObjectMeta: metav1.ObjectMeta{Name: "sliceway"},
+			Spec:       netv1.IngressClassSpec{Controller: ingress.ControllerName},
+		}
+		out := transformed(t, ic).(*netv1.IngressClass)
+		assert.Equal(t, ic, out)
+	})
+}
+
+func TestTransformSecret(t *testing.T) {
+	crt, key := []byte("certificate"), []byte("private key")
+	for _, tc := range []struct {
+		name     string
+		typ      corev1.SecretType
+		data     map[string][]byte
+		str      map[string]string
+		wantData map[string][]byte
+	}{
+		{
+			name:     "TLS secret with a CA and string data",
+			typ:      corev1.SecretTypeTLS,
+			data:     map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": []byte("ca")},
+			str:      map[string]string{"password": "hunter2"},
+			wantData: map[string][]byte{"tls.crt": crt, "tls.key": key},
+		},
+		{
+			name:     "opaque secret holding a certificate",
+			typ:      corev1.SecretTypeOpaque,
+			data:     map[string][]byte{"tls.crt": crt, "tls.key": key, "password": []byte("hunter2")},
+			wantData: map[string][]byte{"tls.crt": crt, "tls.key": key},
+		},
+		{
+			name:     "only a certificate",
+			typ:      corev1.SecretTypeOpaque,
+			data:     map[string][]byte{"tls.crt": crt, "config.json": []byte("{}")},
+			wantData: map[string][]byte{"tls.crt": crt},
+		},
+		{
+			name: "nothing a certificate is read from",
+			typ:  corev1.SecretTypeDockerConfigJson,
+			data: map[string][]byte{".dockerconfigjson": []byte(`{"auths":{}}`)},
+		},
+		{
+			name: "string data only",
+			typ:  corev1.SecretTypeOpaque,
+			str:  map[string]string{"tls.crt": "certificate"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: fatMeta("web-tls", "shop"), Type: tc.typ, Data: tc.data, StringData: tc.str}
+			out := transformed(t, s).(*corev1.Secret)
+			assert.Equal(t, tc.wantData, out.Data)
+			assert.Nil(t, out.StringData)
+			assert.Equal(t, tc.typ, out.Type, "the type is kept")
+			assert.Equal(t, "web-tls", out.Name)
+			assert.Equal(t, map[string]string{"app": "web-tls"}, out.Labels)
+		})
+	}
+}
+
+func TestTransformNode(t *testing.T) {
+	node := &corev1.Node{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: fatMeta("node-a", ""),
+		Spec:       corev1.NodeSpec{PodCIDR: "10.244.1.0/24", ProviderID: "aws:///eu-west-1a/i-1"},
+		Status: corev1.NodeStatus{
+			Addresses: []corev1.NodeAddress{
+				{Type: corev1.NodeInternalIP, Address: "192.168.0.1"},
+				{Type: corev1.NodeExternalIP, Address: "203.0.113.1"},
+				{Type: corev1.NodeHostName, Address: "node-a"},
+			},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+				LastHeartbeatTime: metav1.Time{Time: time.Unix(1700000000, 0)}}},
+			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+			Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+			Images:      []corev1.ContainerImage{{Names: []string{"nginx:1"}, SizeBytes: 1000}},
+			NodeInfo:    corev1.NodeSystemInfo{KubeletVersion: "v1.37.0"},
+		},
+	}
+	node.Labels = map[string]string{
+		corev1.LabelTopologyZone:   "zone-a",
+		corev1.LabelTopologyRegion: "region-1",
+		corev1.LabelHostname:       "node-a",
+		"kubernetes.io/os":         "linux",
+		"node-role.example/db":     "",
+	}
+	out := transformed(t, node)
+	require.IsType(t, &corev1.Node{}, out)
+	assert.Equal(t, &corev1.Node{
+		TypeMeta: node.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "node-a", UID: "uid-node-a", ResourceVersion: "42",
+			Labels: map[string]string{
+				corev1.LabelTopologyZone:   "zone-a",
+				corev1.LabelTopologyRegion: "region-1",
+				corev1.LabelHostname:       "node-a",
+			},
+		},
+		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
+	}, out)
+
+	// A Node without any label keeps none.
+	bare := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-b", Labels: map[string]string{"kubernetes.io/os": "linux"}}}
+	assert.Empty(t, transformed(t, bare).(*corev1.Node).Labels)
+}
+
+func TestTransformPassesOtherObjectsThrough(t *testing.T) {
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: fatMeta("web-1", "shop")}
+	for _, tc := range []struct {
+		name string
+		obj  any
+	}{
+		{"tombstone", cache.DeletedFinalStateUnknown{Key: "shop/web-1", Obj: slice.DeepCopy()}},
+		{"tombstone of a Node", cache.DeletedFinalStateUnknown{Key: "node-a", Obj: &corev1.Node{ObjectMeta: fatMeta("node-a", "")}}},
+		{"unknown kind", &corev1.ConfigMap{ObjectMeta: fatMeta("c", "shop"), Data: map[string]string{"a": "b"}}},
+		{"nil", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in any = tc.obj
+			if o, ok := tc.obj.(runtime.Object); ok {
+				in = o.DeepCopyObject()
+			}
+			out, err := k8s.Transform(in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.obj, out)
+		})
+	}
+}
+
+// mapSnapshot is an in-memory ingress.Snapshot over a list of objects.
+type mapSnapshot []any
+
+var _ ingress.Snapshot = mapSnapshot(nil)
+
+func (s mapSnapshot) Ingresses() (out []*netv1.Ingress) {
+	for _, o := range s {
+		if v, ok := o.(*netv1.Ingress); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s mapSnapshot) IngressClasses() (out []*netv1.IngressClass) {
+	for _, o := range s {
+		if v, ok := o.(*netv1.IngressClass); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s mapSnapshot) Service(namespace, name string) *corev1.Service {
+	for _, o := range s {
+		if v, ok := o.(*corev1.Service); ok && v.Namespace == namespace && v.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+func (s mapSnapshot) EndpointSlices(namespace, service string) (out []*discoveryv1.EndpointSlice) {
+	for _, o := range s {
+		if v, ok := o.(*discoveryv1.EndpointSlice); ok && v.Namespace == namespace && v.Labels[discoveryv1.LabelServiceName] == service {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s mapSnapshot) Secret(namespace, name string) *corev1.Secret {
+	for _, o := range s {
+		if v, ok := o.(*corev1.Secret); ok && v.Namespace == namespace && v.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+func (s mapSnapshot) Nodes() (out []*corev1.Node) {
+	for _, o := range s {
+		if v, ok := o.(*corev1.Node); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fatten adds to an object what a real cluster adds and translation never
+// reads, so that Transform has something to drop.
+func fatten(obj runtime.Object) {
+	m := obj.(metav1.Object)
+	fat := fatMeta(m.GetName(), m.GetNamespace())
+	m.SetManagedFields(fat.ManagedFields)
+	annotations := m.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[k8s.LastAppliedAnnotation] = fat.Annotations[k8s.LastAppliedAnnotation]
+	m.SetAnnotations(annotations)
+	switch o := obj.(type) {
+	case *discoveryv1.EndpointSlice:
+		o.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = "2026-01-01T00:00:00Z"
+	case *corev1.Secret:
+		o.Data["ca.crt"] = []byte("a CA nobody reads")
+		o.StringData = map[string]string{"note": "never read"}
+	case *corev1.Node:
+		o.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+		o.Status.Images = []corev1.ContainerImage{{Names: []string{"nginx:1"}}}
+		o.Labels["kubernetes.io/os"] = "linux"
+	}
+}
+
+// nodePortObjects add a node-port Service, so that Nodes are read too.
+var nodePortObjects = []runtime.Object{
+	&corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "np", Namespace: "demo", Annotations: map[string]string{
+			"traefik.ingress.kubernetes.io/service.nodeportlb": "true",
+		}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: "10.96.0.16",
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080}}},
+	},
+	&netv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: "np", Namespace: "demo"},
+		Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{{Host: "np.example", IngressRuleValue: netv1.IngressRuleValue{
+			HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{{
+				Path: "/", PathType: new(netv1.PathTypePrefix),
+				Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "np", Port: netv1.ServiceBackendPort{Number: 80}}},
+			}}},
+		}}}},
+	},
+	&corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-a", Labels: map[string]string{corev1.LabelTopologyZone: "zone-a"}},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: "192.168.0.1"},
+			{Type: corev1.NodeExternalIP, Address: "203.0.113.1"},
+		}},
+	},
+}
+
+// TestTransformedObjectsRenderTheSameConfiguration translates the demo
+// cluster (plus a node-port Service) twice: from objects as the API server
+// returns them, and from the same objects after Transform. The
+// configurations and the reported problems must be the same.
+func TestTransformedObjectsRenderTheSameConfiguration(t *testing.T) {
+	objs, problems := k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+	require.Empty(t, problems)
+	var raw, trimmed mapSnapshot
+	for _, o := range objs {
+		fatten(o.Object)
+		raw = append(raw, o.Object)
+	}
+	for _, o := range nodePortObjects {
+		o = o.DeepCopyObject()
+		fatten(o)
+		raw = append(raw, o)
+	}
+	droppedSomething := false
+	for _, o := range raw {
+		out := transformed(t, o.(runtime.Object))
+		trimmed = append(trimmed, out)
+		if len(out.(metav1.Object).GetManagedFields()) == 0 {
+			droppedSomething = true
+		}
+	}
+	require.True(t, droppedSomething)
+	require.NotEmpty(t, raw.Nodes()[0].Status.Conditions, "the input is untouched")
+
+	opts := &ingress.Provider{}
+	opts.SetDefaults()
+	want := ingress.Translate(raw, opts)
+	got := ingress.Translate(trimmed, opts)
+
+	// The comparison is not vacuous: the demo renders routers, servers,
+	// a certificate and node-port servers.
+	require.NotEmpty(t, want.Configuration.HTTP.Routers)
+	require.NotNil(t, want.Configuration.TLS)
+	require.Len(t, want.Configuration.TLS.Certificates, 1)
+	require.Contains(t, want.Configuration.HTTP.Services, "demo-np-80")
+	assert.Equal(t, "http://192.168.0.1:30080", want.Configuration.HTTP.Services["demo-np-80"].LoadBalancer.Servers[0].URL)
+
+	assert.Equal(t, want.Configuration, got.Configuration)
+	errorStrings := func(r *ingress.Result) (out []string) {
+		for _, e := range r.Errors {
+			out = append(out, e.Error())
+		}
+		return out
+	}
+	assert.Equal(t, errorStrings(want), errorStrings(got))
+	assert.Equal(t, want.NeedsNodes, got.NeedsNodes)
+}
