@@ -183,7 +183,16 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		cands:    make([]candidate, 0, total),
 		byIP:     make(map[ipKey]int32, total),
 	}
-	for _, s := range slices {
+	// Read the slices in name order, so that when two copies of an address
+	// are equally good the same one (and its hints) wins whatever order the
+	// informer lists them in: the output depends on the cluster only.
+	ordered := slices
+	if len(slices) > 1 && !sortedByName(slices) {
+		ordered = make([]*discoveryv1.EndpointSlice, len(slices))
+		copy(ordered, slices)
+		slicesSortFunc(ordered, compareSliceNames)
+	}
+	for _, s := range ordered {
 		if s != nil {
 			sel.collect(s)
 		}
@@ -242,6 +251,27 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		}
 	}
 	return out, sel.problems
+}
+
+func compareSliceNames(a, b *discoveryv1.EndpointSlice) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
+
+func sortedByName(list []*discoveryv1.EndpointSlice) bool {
+	for i := 1; i < len(list); i++ {
+		if compareSliceNames(list[i-1], list[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // slicesSortFunc is slices.SortFunc; Select's parameter shadows the package name.
@@ -510,6 +540,9 @@ func parseAddress(t discoveryv1.AddressType, raw string) (ip netip.Addr, name, t
 		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv4 address: it is IPv6", raw)
 	case t == discoveryv1.AddressTypeIPv6 && !ip.Is6():
 		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv6 address: it is IPv4", raw)
+	case t == discoveryv1.AddressTypeIPv6 && ip.Is4In6():
+		// As Kubernetes validates slices: an IPv4-mapped address is IPv4.
+		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv6 address: it is an IPv4-mapped address", raw)
 	}
 	return ip, "", canonical(ip, raw), nil
 }

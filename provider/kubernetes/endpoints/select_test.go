@@ -347,7 +347,7 @@ func TestSelectAddresses(t *testing.T) {
 			},
 		},
 		{
-			name: "IPv6 slice: canonical form, mapped kept, IPv4 and zones dropped",
+			name: "IPv6 slice: canonical form; IPv4, mapped IPv4 and zones dropped",
 			slices: []*discoveryv1.EndpointSlice{slice("b", v6, http(),
 				ready("FD00:0:0::0001", "10.0.0.1"),
 				ready("::ffff:1.2.3.4"),
@@ -357,12 +357,12 @@ func TestSelectAddresses(t *testing.T) {
 			)},
 			port: "http",
 			want: []Backend{
-				normal("::ffff:1.2.3.4", 8080),
 				normal("2001:db8::1", 8080),
 				normal("fd00::1", 8080),
 			},
 			problems: []string{
 				`endpointslice ns/b: endpoints[0].addresses[1]: "10.0.0.1" is not a valid IPv6 address: it is IPv4`,
+				`endpointslice ns/b: endpoints[1].addresses[0]: "::ffff:1.2.3.4" is not a valid IPv6 address: it is an IPv4-mapped address`,
 				`endpointslice ns/b: endpoints[2].addresses[0]: "fe80::1%eth0" is not a valid IPv6 address: zones are not allowed`,
 				`endpointslice ns/b: endpoints[3].addresses[0]: "fd00::zz" is not a valid IPv6 address`,
 			},
@@ -643,13 +643,16 @@ func TestSelectDedup(t *testing.T) {
 			want: []Backend{normal("fd00::1", 8080)},
 		},
 		{
-			name: "mapped IPv6 and plain IPv4 are different backends",
+			name: "a mapped IPv4 address in an IPv6 slice is refused, not a second backend",
 			slices: []*discoveryv1.EndpointSlice{
 				slice("a", discoveryv1.AddressTypeIPv6, http(), ready("::ffff:10.0.0.1")),
 				slice("b", v4, http(), ready("10.0.0.1")),
 			},
 			port: "http",
-			want: []Backend{normal("10.0.0.1", 8080), normal("::ffff:10.0.0.1", 8080)},
+			want: []Backend{normal("10.0.0.1", 8080)},
+			problems: []string{
+				`endpointslice ns/a: endpoints[0].addresses[0]: "::ffff:10.0.0.1" is not a valid IPv6 address: it is an IPv4-mapped address`,
+			},
 		},
 		{
 			name: "same address, different target ports are different backends",
@@ -768,7 +771,7 @@ func TestSelectOrder(t *testing.T) {
 	got, problems := Select([]*discoveryv1.EndpointSlice{
 		slice("f", discoveryv1.AddressTypeFQDN, []discoveryv1.EndpointPort{tcp("http", 80)}, ready("b.example.com", "a.example.com")),
 		slice("f2", discoveryv1.AddressTypeFQDN, []discoveryv1.EndpointPort{tcp("http", 70)}, ready("b.example.com")),
-		slice("v6", discoveryv1.AddressTypeIPv6, http(), ready("fd00::10", "fd00::2", "::1", "::ffff:9.9.9.9")),
+		slice("v6", discoveryv1.AddressTypeIPv6, http(), ready("fd00::10", "fd00::2", "::1", "2001:db8::9")),
 		slice("v4", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.10", "10.0.0.2", "9.0.0.1", "192.168.0.1")),
 		slice("v4b", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{tcp("http", 80)}, ready("10.0.0.10")),
 	}, "http", Options{AllowFQDN: true, AllowLoopback: true})
@@ -780,7 +783,7 @@ func TestSelectOrder(t *testing.T) {
 		normal("10.0.0.10", 8080),
 		normal("192.168.0.1", 8080),
 		normal("::1", 8080),
-		normal("::ffff:9.9.9.9", 8080),
+		normal("2001:db8::9", 8080),
 		normal("fd00::2", 8080),
 		normal("fd00::10", 8080),
 		normal("a.example.com", 80),
