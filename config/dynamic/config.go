@@ -98,12 +98,18 @@ type ServersLoadBalancer struct {
 // NewServersLoadBalancer returns a load balancer with Traefik's defaults:
 // strategy wrr, passHostHeader true, flushInterval 100ms.
 func NewServersLoadBalancer() *ServersLoadBalancer {
-	passHostHeader := true
-	return &ServersLoadBalancer{
+	// One allocation for the balancer and what it points to.
+	a := &struct {
+		lb             ServersLoadBalancer
+		passHostHeader bool
+		forwarding     ResponseForwarding
+	}{passHostHeader: true, forwarding: ResponseForwarding{FlushInterval: DefaultFlushInterval}}
+	a.lb = ServersLoadBalancer{
 		Strategy:           BalancerStrategyWRR,
-		PassHostHeader:     &passHostHeader,
-		ResponseForwarding: &ResponseForwarding{FlushInterval: DefaultFlushInterval},
+		PassHostHeader:     &a.passHostHeader,
+		ResponseForwarding: &a.forwarding,
 	}
+	return &a.lb
 }
 
 // ResponseForwarding tunes how responses are streamed back to clients.

@@ -132,18 +132,7 @@ func classify(c discoveryv1.EndpointConditions) class {
 	return classUnusable
 }
 
-// ipKey and nameKey identify a backend for deduplication.
-type ipKey struct {
-	ip   netip.Addr
-	port int32
-}
-
-type nameKey struct {
-	name string
-	port int32
-}
-
-// candidate is one deduplicated backend before the terminating policy is applied.
+// candidate is one copy of an address read from a slice.
 type candidate struct {
 	ip    netip.Addr // valid for IP backends, zero for FQDN ones
 	text  string     // the Address to return
@@ -152,13 +141,12 @@ type candidate struct {
 	hints *discoveryv1.EndpointHints // of the copy that gave the class; shared with the slice
 }
 
-// selector accumulates the candidates of one Select call.
+// selector accumulates the candidates of one Select call: every copy of
+// every address, in the order the slices were read.
 type selector struct {
 	portName string
 	opts     *Options
 	cands    []candidate
-	byIP     map[ipKey]int32
-	byName   map[nameKey]int32 // created on first use: FQDN slices are rare
 	problems []*Problem
 }
 
@@ -181,7 +169,6 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		portName: portName,
 		opts:     &opts,
 		cands:    make([]candidate, 0, total),
-		byIP:     make(map[ipKey]int32, total),
 	}
 	// Read the slices in name order, so that when two copies of an address
 	// are equally good the same one (and its hints) wins whatever order the
@@ -198,14 +185,45 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		}
 	}
 	slicesSortFunc(sel.problems, compareProblems)
+	cands := sel.cands
+	if len(cands) == 0 {
+		return nil, sel.problems
+	}
+
+	// Deduplicate by sorting: the copies of one address and port end up
+	// side by side, the best class first and, among equals, the one read
+	// first. Sorting indices is cheaper than moving candidates, and the
+	// sorted order is also the output order.
+	order := make([]int32, len(cands))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slicesSortFunc(order, func(a, b int32) int {
+		ca, cb := &cands[a], &cands[b]
+		if c := compareCandidates(ca, cb); c != 0 {
+			return c
+		}
+		if ca.class != cb.class {
+			return cmp.Compare(cb.class, ca.class)
+		}
+		return cmp.Compare(a, b)
+	})
+	uniq := order[:0]
+	for _, idx := range order {
+		if n := len(uniq); n > 0 && compareCandidates(&cands[uniq[n-1]], &cands[idx]) == 0 {
+			continue
+		}
+		uniq = append(uniq, idx)
+	}
+
 	if opts.Node != "" || opts.Zone != "" {
-		applyTopology(sel.cands, opts.Node, opts.Zone)
+		applyTopology(cands, uniq, opts.Node, opts.Zone)
 	}
 
 	ready := false
 	kept := 0
-	for i := range sel.cands {
-		switch sel.cands[i].class {
+	for _, idx := range uniq {
+		switch cands[idx].class {
 		case classReady:
 			ready = true
 			kept++
@@ -219,36 +237,25 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		return nil, sel.problems
 	}
 
-	// Sort indices rather than candidates: swapping int32s is cheaper than moving structs
-	// that hold pointers.
-	order := make([]int32, 0, kept)
-	for i := range sel.cands {
-		switch sel.cands[i].class {
+	out := make([]Backend, 0, kept)
+	for _, idx := range uniq {
+		c := &cands[idx]
+		b := Backend{Address: c.text, Port: c.port}
+		switch c.class {
 		case classReady:
 		case classServingTerminating:
-			if opts.Terminating == TerminatingExclude {
+			switch opts.Terminating {
+			case TerminatingExclude:
 				continue
+			case TerminatingFence:
+				b.Fenced = true
+			default: // TerminatingFallback, "" and unknown values
+				b.Fenced = ready
 			}
 		default:
 			continue
 		}
-		order = append(order, int32(i))
-	}
-	cands := sel.cands
-	slicesSortFunc(order, func(a, b int32) int { return compareCandidates(&cands[a], &cands[b]) })
-
-	out := make([]Backend, len(order))
-	for i, idx := range order {
-		c := &cands[idx]
-		out[i] = Backend{Address: c.text, Port: c.port}
-		if c.class == classServingTerminating {
-			switch opts.Terminating {
-			case TerminatingFence:
-				out[i].Fenced = true
-			default: // TerminatingFallback, "" and unknown values
-				out[i].Fenced = ready
-			}
-		}
+		out = append(out, b)
 	}
 	return out, sel.problems
 }
@@ -279,35 +286,6 @@ func slicesSortFunc[E any](s []E, f func(a, b E) int) { slices.SortFunc(s, f) }
 
 func (sel *selector) report(s *discoveryv1.EndpointSlice, field string, err error) {
 	sel.problems = append(sel.problems, &Problem{Slice: sliceName(s), Field: field, Err: err})
-}
-
-// add records one address, keeping the best class (and its hints) when it is already known.
-func (sel *selector) add(ip netip.Addr, name, text string, port int32, cl class, hints *discoveryv1.EndpointHints) {
-	var (
-		idx int32
-		ok  bool
-	)
-	if ip.IsValid() {
-		k := ipKey{ip: ip, port: port}
-		if idx, ok = sel.byIP[k]; !ok {
-			sel.byIP[k] = int32(len(sel.cands))
-		}
-	} else {
-		k := nameKey{name: name, port: port}
-		if sel.byName == nil {
-			sel.byName = make(map[nameKey]int32)
-		}
-		if idx, ok = sel.byName[k]; !ok {
-			sel.byName[k] = int32(len(sel.cands))
-		}
-	}
-	if !ok {
-		sel.cands = append(sel.cands, candidate{ip: ip, text: text, port: port, class: cl, hints: hints})
-		return
-	}
-	if c := &sel.cands[idx]; cl > c.class {
-		c.class, c.hints = cl, hints
-	}
 }
 
 // collect adds the usable addresses of one slice and reports its defects.
@@ -392,7 +370,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 				refused++
 				continue
 			}
-			sel.add(ip, name, text, port, cl, ep.Hints)
+			sel.cands = append(sel.cands, candidate{ip: ip, text: text, port: port, class: cl, hints: ep.Hints})
 		}
 	}
 	if refused > 0 {
@@ -410,12 +388,12 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 // every ready endpoint has node hints and one names node; else to those
 // hinted for zone under the same rule; else it leaves them all. Endpoints it
 // leaves out are marked unusable. It never leaves no ready endpoint.
-func applyTopology(cands []candidate, node, zone string) {
+func applyTopology(cands []candidate, uniq []int32, node, zone string) {
 	anyReady := false
 	allNode, nodeMatch := node != "", false
 	allZone, zoneMatch := zone != "", false
-	for i := range cands {
-		c := &cands[i]
+	for _, idx := range uniq {
+		c := &cands[idx]
 		if c.class != classReady {
 			continue
 		}
@@ -443,8 +421,8 @@ func applyTopology(cands []candidate, node, zone string) {
 	default:
 		return
 	}
-	for i := range cands {
-		if c := &cands[i]; c.class == classReady && !keep(c.hints) {
+	for _, idx := range uniq {
+		if c := &cands[idx]; c.class == classReady && !keep(c.hints) {
 			c.class = classUnusable
 		}
 	}

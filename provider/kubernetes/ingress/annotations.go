@@ -150,15 +150,35 @@ func checkSwitches(labels, origin map[string]string) error {
 
 var pathMatchers = []string{"Path", "PathPrefix", "PathRegexp"}
 
+// noRouterAnnotations and noServiceAnnotations are what objects without
+// any of the provider's annotations get; they are never modified.
+var (
+	noRouterAnnotations  = &routerAnnotations{}
+	noServiceAnnotations = &serviceAnnotations{}
+)
+
+// hasAnnotations says whether any annotation starts with the provider's prefix.
+func hasAnnotations(annotations map[string]string) bool {
+	for key := range annotations {
+		if strings.HasPrefix(key, AnnotationPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseRouterAnnotations reads the router.* annotations of an Ingress.
 func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, error) {
+	if !hasAnnotations(annotations) {
+		return noRouterAnnotations, nil
+	}
 	cfg := &routerConfig{}
 	if err := decodeAnnotations(annotations, "router", cfg, func() any { return &routerConfig{} }); err != nil {
 		return nil, err
 	}
 	r := cfg.Router
 	if r == nil {
-		return &routerAnnotations{}, nil
+		return noRouterAnnotations, nil
 	}
 	if r.PathMatcher != "" && !slices.Contains(pathMatchers, r.PathMatcher) {
 		return nil, &annotationError{
@@ -186,13 +206,16 @@ var (
 
 // parseServiceAnnotations reads the service.* annotations of a Service.
 func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations, error) {
+	if !hasAnnotations(annotations) {
+		return noServiceAnnotations, nil
+	}
 	cfg := &serviceConfig{}
 	if err := decodeAnnotations(annotations, "service", cfg, func() any { return &serviceConfig{} }); err != nil {
 		return nil, err
 	}
 	s := cfg.Service
 	if s == nil {
-		return &serviceAnnotations{}, nil
+		return noServiceAnnotations, nil
 	}
 	if s.ServersScheme != "" && !slices.Contains(serverSchemes, s.ServersScheme) {
 		return nil, &annotationError{

@@ -3,10 +3,11 @@ package ingress
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	netv1 "k8s.io/api/networking/v1"
 )
@@ -14,31 +15,57 @@ import (
 // Normalize joins the runs of letters and digits of name with single dashes:
 // every run of other characters becomes one "-", and none is left at either end.
 func Normalize(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	pendingDash := false
-	for _, r := range name {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
-			if pendingDash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			pendingDash = false
-			b.WriteRune(r)
-			continue
-		}
-		pendingDash = true
+	return normalizeParts(name)
+}
+
+// normalizeParts normalises the concatenation of parts without building it.
+func normalizeParts(parts ...string) string {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
 	}
-	return b.String()
+	buf := make([]byte, 0, size)
+	pendingDash := false
+	for _, p := range parts {
+		for i := 0; i < len(p); {
+			c := p[i]
+			if c < utf8.RuneSelf {
+				i++
+				if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+					if pendingDash && len(buf) > 0 {
+						buf = append(buf, '-')
+					}
+					pendingDash = false
+					buf = append(buf, c)
+				} else {
+					pendingDash = true
+				}
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(p[i:])
+			i += n
+			if unicode.IsLetter(r) || unicode.IsNumber(r) {
+				if pendingDash && len(buf) > 0 {
+					buf = append(buf, '-')
+				}
+				pendingDash = false
+				buf = utf8.AppendRune(buf, r)
+				continue
+			}
+			pendingDash = true
+		}
+	}
+	return string(buf)
 }
 
 // routerKey is the name of the router of one Ingress path.
 func routerKey(namespace, ingressName, host, path string) string {
-	return Normalize(namespace + "-" + ingressName + "-" + host + path)
+	return normalizeParts(namespace, "-", ingressName, "-", host, path)
 }
 
 // serviceKey is the name of the service of one Service port.
 func serviceKey(namespace, serviceName, port string) string {
-	return Normalize(namespace + "-" + serviceName + "-" + port)
+	return normalizeParts(namespace, "-", serviceName, "-", port)
 }
 
 // hashedRouterKey disambiguates routers that share a key: the key, a dash and
@@ -50,58 +77,82 @@ func hashedRouterKey(key, rule string) string {
 
 // hostRule matches the host of an Ingress rule. A wildcard host (*.foo.com)
 // matches exactly one more label, as the Ingress specification says.
-func hostRule(host string) string {
+func hostRule(host string) string { return string(appendHostRule(nil, host)) }
+
+func appendHostRule(buf []byte, host string) []byte {
 	if rest, ok := strings.CutPrefix(host, "*."); ok {
-		return fmt.Sprintf("HostRegexp(%q)", `^[a-zA-Z0-9-]+\.`+regexp.QuoteMeta(rest)+`$`)
+		return appendMatcher(buf, "HostRegexp", `^[a-zA-Z0-9-]+\.`+regexp.QuoteMeta(rest)+`$`)
 	}
-	return fmt.Sprintf("Host(%q)", host)
+	return appendMatcher(buf, "Host", host)
+}
+
+// appendMatcher appends name("value"), the value Go-quoted.
+func appendMatcher(buf []byte, name, value string) []byte {
+	buf = append(buf, name...)
+	buf = append(buf, '(')
+	buf = strconv.AppendQuote(buf, value)
+	return append(buf, ')')
 }
 
 // pathRule matches the path of an Ingress path. matcher is the
 // router.pathmatcher annotation, used for ImplementationSpecific paths.
 func pathRule(pathType *netv1.PathType, path, matcher string, strictPrefix bool) string {
+	return string(appendPathRule(nil, pathType, path, matcher, strictPrefix))
+}
+
+func appendPathRule(buf []byte, pathType *netv1.PathType, path, matcher string, strictPrefix bool) []byte {
 	pt := netv1.PathTypeImplementationSpecific
 	if pathType != nil && *pathType != "" {
 		pt = *pathType
 	}
 	switch pt {
 	case netv1.PathTypeExact:
-		return fmt.Sprintf("Path(%q)", path)
+		return appendMatcher(buf, "Path", path)
 	case netv1.PathTypePrefix:
 		if strictPrefix {
-			return strictPrefixRule(path)
+			return appendStrictPrefixRule(buf, path)
 		}
-		return fmt.Sprintf("PathPrefix(%q)", path)
+		return appendMatcher(buf, "PathPrefix", path)
 	default:
 		if matcher == "" {
 			matcher = "PathPrefix"
 		}
-		return fmt.Sprintf("%s(%q)", matcher, path)
+		return appendMatcher(buf, matcher, path)
 	}
 }
 
 // strictPrefixRule matches path element by element: /foo matches /foo, /foo/
 // and /foo/bar, never /foobar; a trailing slash in the Ingress is ignored.
-func strictPrefixRule(path string) string {
+func strictPrefixRule(path string) string { return string(appendStrictPrefixRule(nil, path)) }
+
+func appendStrictPrefixRule(buf []byte, path string) []byte {
 	trimmed := strings.TrimRight(path, "/")
 	if trimmed == "" {
-		return `PathPrefix("/")`
+		return append(buf, `PathPrefix("/")`...)
 	}
-	return fmt.Sprintf("(Path(%q) || PathPrefix(%q))", trimmed, trimmed+"/")
+	buf = append(buf, '(')
+	buf = appendMatcher(buf, "Path", trimmed)
+	buf = append(buf, " || "...)
+	buf = appendMatcher(buf, "PathPrefix", trimmed+"/")
+	return append(buf, ')')
 }
 
 // buildRule is the rule of one Ingress path: its host and path matchers
 // joined with &&. Values are Go-quoted, so no host or path can add a matcher.
 func buildRule(host string, p netv1.HTTPIngressPath, matcher string, strictPrefix bool) string {
-	var parts []string
-	if host != "" {
-		parts = append(parts, hostRule(host))
-	}
-	if p.Path != "" {
-		parts = append(parts, pathRule(p.PathType, p.Path, matcher, strictPrefix))
-	}
-	if len(parts) == 0 {
+	if host == "" && p.Path == "" {
 		return `PathPrefix("/")`
 	}
-	return strings.Join(parts, " && ")
+	var scratch [128]byte
+	buf := scratch[:0]
+	if host != "" {
+		buf = appendHostRule(buf, host)
+	}
+	if p.Path != "" {
+		if host != "" {
+			buf = append(buf, " && "...)
+		}
+		buf = appendPathRule(buf, p.PathType, p.Path, matcher, strictPrefix)
+	}
+	return string(buf)
 }

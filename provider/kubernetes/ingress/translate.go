@@ -108,9 +108,29 @@ type builtService struct {
 type pendingRouter struct {
 	router  *dynamic.Router
 	service *dynamic.Service // added with the router, so no service is left without one
-	ingress string           // namespace/name, for errors
-	field   string           // the Ingress path it comes from, for errors
+	ing     *netv1.Ingress   // for errors
+	path    pathRef          // the Ingress path it comes from, for errors
 	order   int
+}
+
+// pathRef names an Ingress backend in errors; the text is only built when
+// an error needs it.
+type pathRef struct {
+	rule, path int // rule < 0: spec.defaultBackend
+}
+
+func (p pathRef) String() string {
+	if p.rule < 0 {
+		return "spec.defaultBackend"
+	}
+	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]"
+}
+
+func (p pathRef) backend() string {
+	if p.rule < 0 {
+		return p.String()
+	}
+	return p.String() + ".backend"
 }
 
 func (t *translator) report(e *ObjectError) { t.errs = append(t.errs, e) }
@@ -251,28 +271,54 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
-			field := fmt.Sprintf("spec.rules[%d].http.paths[%d].backend", i, j)
-			svc, key, port, ok := t.backend(ing, field, path.Backend)
+			ref := pathRef{rule: i, path: j}
+			svc, key, port, ok := t.backend(ing, ref, path.Backend)
 			if !ok {
 				continue
 			}
-			rt := newRouter(ra, key)
+			pr := newPendingRouter(ra, key)
+			pr.service, pr.ing, pr.path, pr.order = svc, ing, ref, order
+			rt := pr.router
 			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, t.opts.StrictPrefixMatching)
 			rt.Priority = ra.Priority
-			rt.Observability = observability(ing, path.Backend.Service.Name, port)
+			setObservability(rt, &pr.obs, ing, path.Backend.Service.Name, port)
 			rk := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
-			t.routers[rk] = append(t.routers[rk], &pendingRouter{
-				router: rt, service: svc, ingress: ing.Namespace + "/" + ing.Name,
-				field: fmt.Sprintf("spec.rules[%d].http.paths[%d]", i, j), order: order,
-			})
+			t.routers[rk] = append(t.routers[rk], &pr.pendingRouter)
 			order++
 		}
 	}
 	return order
 }
 
+// routerAlloc holds a router and everything it points to, so that a router
+// costs one allocation instead of five.
+type routerAlloc struct {
+	pendingRouter
+	rt  dynamic.Router
+	obs observabilityAlloc
+}
+
+type observabilityAlloc struct {
+	cfg dynamic.RouterObservabilityConfig
+	md  dynamic.ObservabilityMetadata
+	ing dynamic.IngressMetadata
+}
+
+func newPendingRouter(ra *routerAnnotations, service string) *routerAlloc {
+	a := &routerAlloc{}
+	a.router = &a.rt
+	fillRouter(&a.rt, ra, service)
+	return a
+}
+
 func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
-	rt := &dynamic.Router{Service: service}
+	rt := &dynamic.Router{}
+	fillRouter(rt, ra, service)
+	return rt
+}
+
+func fillRouter(rt *dynamic.Router, ra *routerAnnotations, service string) {
+	rt.Service = service
 	if len(ra.EntryPoints) > 0 {
 		rt.EntryPoints = slices.Clone(ra.EntryPoints)
 	}
@@ -287,16 +333,19 @@ func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
 		}
 		rt.TLS = &tlsConf
 	}
-	return rt
 }
 
-func observability(ing *netv1.Ingress, serviceName, port string) *dynamic.RouterObservabilityConfig {
-	return &dynamic.RouterObservabilityConfig{Metadata: &dynamic.ObservabilityMetadata{Ingress: &dynamic.IngressMetadata{
+// setObservability names the Ingress and backend of a router, in a.
+func setObservability(rt *dynamic.Router, a *observabilityAlloc, ing *netv1.Ingress, serviceName, port string) {
+	a.ing = dynamic.IngressMetadata{
 		Namespace:   ing.Namespace,
 		IngressName: ing.Name,
 		ServiceName: serviceName,
 		ServicePort: port,
-	}}}
+	}
+	a.md.Ingress = &a.ing
+	a.cfg.Metadata = &a.md
+	rt.Observability = &a.cfg
 }
 
 func (t *translator) defaultBackend(ing *netv1.Ingress, db *netv1.IngressBackend, ra *routerAnnotations) {
@@ -306,7 +355,7 @@ func (t *translator) defaultBackend(ing *netv1.Ingress, db *netv1.IngressBackend
 			fmt.Errorf("the default backend is already defined by Ingress %s, which is older", t.defaultBackendOwner))
 		return
 	}
-	svc, _, port, ok := t.backend(ing, "spec.defaultBackend", *db)
+	svc, _, port, ok := t.backend(ing, pathRef{rule: -1}, *db)
 	if !ok {
 		return
 	}
@@ -314,20 +363,20 @@ func (t *translator) defaultBackend(ing *netv1.Ingress, db *netv1.IngressBackend
 	rt := newRouter(ra, DefaultBackendName)
 	rt.Rule = `PathPrefix("/")`
 	rt.Priority = math.MinInt32
-	rt.Observability = observability(ing, db.Service.Name, port)
+	setObservability(rt, &observabilityAlloc{}, ing, db.Service.Name, port)
 	t.conf.HTTP.Routers[DefaultRouterName] = rt
 	t.conf.HTTP.Services[DefaultBackendName] = svc
 }
 
 // backend resolves an Ingress backend to its service, building it on first
 // use, and returns the service's key. It reports why when it cannot.
-func (t *translator) backend(ing *netv1.Ingress, field string, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, ok bool) {
+func (t *translator) backend(ing *netv1.Ingress, ref pathRef, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, ok bool) {
 	if b.Resource != nil {
-		t.ingressError(ing, field+".resource", SeverityError, errors.New("resource backends are not supported"))
+		t.ingressError(ing, ref.backend()+".resource", SeverityError, errors.New("resource backends are not supported"))
 		return nil, "", "", false
 	}
 	if b.Service == nil {
-		t.ingressError(ing, field+".service", SeverityError, errors.New("no service is given"))
+		t.ingressError(ing, ref.backend()+".service", SeverityError, errors.New("no service is given"))
 		return nil, "", "", false
 	}
 	port = b.Service.Port.Name
@@ -342,11 +391,11 @@ func (t *translator) backend(ing *netv1.Ingress, field string, b netv1.IngressBa
 		t.services[key] = built
 	}
 	if built.err != nil {
-		t.ingressError(ing, field+".service", SeverityError, built.err)
+		t.ingressError(ing, ref.backend()+".service", SeverityError, built.err)
 		return nil, "", "", false
 	}
 	if len(built.service.LoadBalancer.Servers) == 0 && !t.opts.AllowEmptyServices {
-		t.ingressError(ing, field+".service", SeverityError,
+		t.ingressError(ing, ref.backend()+".service", SeverityError,
 			fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", ing.Namespace, b.Service.Name, port))
 		return nil, "", "", false
 	}
@@ -497,8 +546,23 @@ func (t *translator) endpointServers(svc *corev1.Service, p corev1.ServicePort, 
 		return nil
 	}
 	servers := make([]dynamic.Server, len(backends))
+	// All URLs of the service share one string, built at its exact size.
+	size := 0
+	for _, b := range backends {
+		size += urlLen(scheme, b.Address, b.Port)
+	}
+	var all strings.Builder
+	all.Grow(size)
+	var scratch [64]byte
+	for _, b := range backends {
+		all.Write(appendURL(scratch[:0], scheme, b.Address, b.Port))
+	}
+	urls := all.String()
+	start := 0
 	for i, b := range backends {
-		servers[i] = dynamic.Server{URL: scheme + "://" + b.HostPort()}
+		end := start + urlLen(scheme, b.Address, b.Port)
+		servers[i] = dynamic.Server{URL: urls[start:end]}
+		start = end
 		if b.Fenced {
 			servers[i].Fenced = true
 			// Traefik's file and HTTP providers do not know "fenced"; a
@@ -507,6 +571,36 @@ func (t *translator) endpointServers(svc *corev1.Service, p corev1.ServicePort, 
 		}
 	}
 	return servers
+}
+
+// urlLen is the length of the URL appendURL writes.
+func urlLen(scheme, address string, port int32) int {
+	n := len(scheme) + len("://") + len(address) + len(":")
+	if strings.IndexByte(address, ':') >= 0 {
+		n += 2
+	}
+	for p := port; ; p /= 10 {
+		n++
+		if p < 10 {
+			break
+		}
+	}
+	return n
+}
+
+// appendURL appends scheme://address:port, IPv6 addresses in brackets.
+func appendURL(buf []byte, scheme, address string, port int32) []byte {
+	buf = append(buf, scheme...)
+	buf = append(buf, "://"...)
+	if strings.IndexByte(address, ':') >= 0 {
+		buf = append(buf, '[')
+		buf = append(buf, address...)
+		buf = append(buf, ']')
+	} else {
+		buf = append(buf, address...)
+	}
+	buf = append(buf, ':')
+	return strconv.AppendInt(buf, int64(port), 10)
 }
 
 func clusterIPServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
@@ -593,8 +687,7 @@ func (t *translator) resolveRouters() {
 
 func (t *translator) addRouter(key string, pr *pendingRouter) {
 	if _, taken := t.conf.HTTP.Routers[key]; taken {
-		ns, name, _ := strings.Cut(pr.ingress, "/")
-		t.report(&ObjectError{Kind: "Ingress", Namespace: ns, Name: name, Field: pr.field, Severity: SeverityError,
+		t.report(&ObjectError{Kind: "Ingress", Namespace: pr.ing.Namespace, Name: pr.ing.Name, Field: pr.path.String(), Severity: SeverityError,
 			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", key)})
 		return
 	}
