@@ -42,6 +42,9 @@ type ClientOptions struct {
 // Client watches the objects the provider reads through shared informers and
 // gives snapshots of them through listers.
 type Client struct {
+	cs       kubernetes.Interface
+	refs     *secretRefs
+	started  sync.WaitGroup // the goroutine that starts the Secret informers
 	selector labels.Selector
 	all      bool
 	notify   k8s.Notify
@@ -55,11 +58,14 @@ type Client struct {
 }
 
 type namespaceInformers struct {
-	factory   informers.SharedInformerFactory
-	ingresses netlisters.IngressLister
-	services  corelisters.ServiceLister
-	secrets   corelisters.SecretLister
-	slices    cache.Indexer
+	factory         informers.SharedInformerFactory
+	secretFactory   informers.SharedInformerFactory // started once the Ingresses are synced
+	ingressInformer cache.SharedIndexInformer
+	ingresses       netlisters.IngressLister
+	services        corelisters.ServiceLister
+	secrets         corelisters.SecretLister
+	secretStore     cache.Indexer
+	slices          cache.Indexer
 }
 
 type namedSync struct {
@@ -89,7 +95,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify}
+	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -103,7 +109,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	c.cluster = informers.NewSharedInformerFactory(cs, 0)
 	classInformer := c.cluster.Networking().V1().IngressClasses()
 	c.classes = classInformer.Lister()
-	if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer()); err != nil {
+	if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer(), nil, nil); err != nil {
 		return nil, err
 	}
 	if opts.WatchNodes {
@@ -115,10 +121,14 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 }
 
 // track sets up an informer before it starts: the transform that trims
-// objects, the change filter, and the record of list and watch errors.
-func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexInformer) error {
+// objects (k8s.Transform unless given), the change filter (or the given
+// handler), and the record of list and watch errors.
+func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexInformer, transform cache.TransformFunc, handler cache.ResourceEventHandler) error {
 	s := &namedSync{resource: resource, namespace: namespace, informer: inf}
-	if err := inf.SetTransform(k8s.Transform); err != nil {
+	if transform == nil {
+		transform = k8s.Transform
+	}
+	if err := inf.SetTransform(transform); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
 	}
 	if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
@@ -128,8 +138,11 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 	}); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
 	}
-	if c.notify != nil {
-		if _, err := inf.AddEventHandler(k8s.EventHandler(kind, c.notify)); err != nil {
+	if handler == nil && c.notify != nil {
+		handler = k8s.EventHandler(kind, c.notify)
+	}
+	if handler != nil {
+		if _, err := inf.AddEventHandler(handler); err != nil {
 			return fmt.Errorf("%s: %w", resource, err)
 		}
 	}
@@ -141,7 +154,7 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 
 func (c *Client) addNodeInformer() (*namedSync, error) {
 	nodeInformer := c.cluster.Core().V1().Nodes()
-	if err := c.track("Node", "nodes", "", nodeInformer.Informer()); err != nil {
+	if err := c.track("Node", "nodes", "", nodeInformer.Informer(), nil, nil); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
@@ -179,7 +192,8 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 			func(o *metav1.ListOptions) { o.LabelSelector = selector })
 	})
 	services := factory.Core().V1().Services()
-	secrets := factory.Core().V1().Secrets()
+	secretFactory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	secrets := secretFactory.Core().V1().Secrets()
 	slicesInformer := factory.Discovery().V1().EndpointSlices().Informer()
 	if err := slicesInformer.AddIndexers(cache.Indexers{k8s.ServiceNameIndex: k8s.IndexByServiceName}); err != nil {
 		return nil, err
@@ -187,38 +201,59 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 	for _, s := range []struct {
 		kind, resource string
 		inf            cache.SharedIndexInformer
+		transform      cache.TransformFunc
+		handler        cache.ResourceEventHandler
 	}{
-		{"Ingress", "ingresses.networking.k8s.io", ingressInformer},
-		{"Service", "services", services.Informer()},
-		{"Secret", "secrets", secrets.Informer()},
-		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer},
+		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler(c.notify)},
+		{"Service", "services", services.Informer(), nil, nil},
+		{"Secret", "secrets", secrets.Informer(), k8s.TransformSecret(c.refs.has), c.secretHandler(c.notify)},
+		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, nil},
 	} {
-		if err := c.track(s.kind, s.resource, ns, s.inf); err != nil {
+		if err := c.track(s.kind, s.resource, ns, s.inf, s.transform, s.handler); err != nil {
 			return nil, err
 		}
 	}
 	return &namespaceInformers{
-		factory:   factory,
-		ingresses: netlisters.NewIngressLister(ingressInformer.GetIndexer()),
-		services:  services.Lister(),
-		secrets:   secrets.Lister(),
-		slices:    slicesInformer.GetIndexer(),
+		factory:         factory,
+		secretFactory:   secretFactory,
+		ingressInformer: ingressInformer,
+		ingresses:       netlisters.NewIngressLister(ingressInformer.GetIndexer()),
+		services:        services.Lister(),
+		secrets:         secrets.Lister(),
+		secretStore:     secrets.Informer().GetIndexer(),
+		slices:          slicesInformer.GetIndexer(),
 	}, nil
 }
 
 // Start runs the informers until ctx is done.
+// The Secret informers start once the Ingress informers have synced, so
+// that the Secrets no Ingress references are cached without their data.
 func (c *Client) Start(ctx context.Context) {
 	for _, ns := range c.spaces {
 		ns.factory.Start(ctx.Done())
 	}
 	c.cluster.Start(ctx.Done())
+	c.started.Add(1)
+	go func() {
+		defer c.started.Done()
+		for _, ns := range c.spaces {
+			if !cache.WaitForCacheSync(ctx.Done(), ns.ingressInformer.HasSynced) {
+				return
+			}
+		}
+		for _, ns := range c.spaces {
+			ns.secretFactory.Start(ctx.Done())
+		}
+	}()
 }
 
 // Shutdown waits for the informer goroutines to end; call it after the
 // context given to Start is done.
 func (c *Client) Shutdown() {
+	c.started.Wait()
 	for _, ns := range c.spaces {
 		ns.factory.Shutdown()
+		ns.secretFactory.Shutdown()
 	}
 	c.cluster.Shutdown()
 }

@@ -20,7 +20,8 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 //   - the annotations of EndpointSlices (the controller's trigger time changes
 //     on every update);
 //   - of Secrets, every data key but tls.crt and tls.key (the only ones a
-//     certificate is read from), and their string data;
+//     certificate is read from), and their string data (TransformSecret
+//     drops the data of Secrets no Ingress references too);
 //   - of Nodes, everything but the name, labels and addresses.
 //
 // It is a cache.TransformFunc: it may modify the object it is given, which
@@ -62,6 +63,38 @@ func Transform(obj any) (any, error) {
 		// A tombstone keeps the last known object; leave it as it is.
 	}
 	return obj, nil
+}
+
+// DataDroppedAnnotation marks a cached Secret whose data TransformSecret
+// dropped because no Ingress referenced it; it is never written back.
+const DataDroppedAnnotation = "sliceway.io/data-dropped"
+
+// TransformSecret is Transform for Secrets, which also drops all data of a
+// Secret that referenced(namespace, name) says no Ingress uses as TLS, and
+// marks it with DataDroppedAnnotation so that its data can be fetched once
+// an Ingress refers to it.
+func TransformSecret(referenced func(namespace, name string) bool) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		out, err := Transform(obj)
+		if err != nil {
+			return out, err
+		}
+		secret, ok := out.(*corev1.Secret)
+		if !ok || referenced(secret.Namespace, secret.Name) {
+			return out, nil
+		}
+		secret.Data = nil
+		if secret.Annotations == nil {
+			secret.Annotations = map[string]string{}
+		}
+		secret.Annotations[DataDroppedAnnotation] = "true"
+		return secret, nil
+	}
+}
+
+// DataDropped says whether TransformSecret dropped the data of a Secret.
+func DataDropped(secret *corev1.Secret) bool {
+	return secret != nil && secret.Annotations[DataDroppedAnnotation] == "true"
 }
 
 func trimMeta(m *metav1.ObjectMeta) {

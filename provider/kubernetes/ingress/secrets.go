@@ -1,0 +1,169 @@
+package ingress
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// secretRefs counts the references of Ingresses (spec.tls[].secretName) to
+// each Secret, so that the Secret cache keeps the data of referenced
+// Secrets only. The Secret informers start once the Ingress informers have
+// synced, so the counts are complete when Secrets are first listed.
+type secretRefs struct {
+	mu     sync.RWMutex
+	counts map[string]int // namespace/name
+}
+
+func newSecretRefs() *secretRefs { return &secretRefs{counts: map[string]int{}} }
+
+func (r *secretRefs) has(namespace, name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.counts[namespace+"/"+name] > 0
+}
+
+// update moves the references of old to those of new (either may be nil)
+// and returns the Secrets that just got their first reference.
+func (r *secretRefs) update(old, new *netv1.Ingress) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, key := range tlsSecretKeys(old) {
+		if r.counts[key]--; r.counts[key] <= 0 {
+			delete(r.counts, key)
+		}
+	}
+	var first []string
+	for _, key := range tlsSecretKeys(new) {
+		r.counts[key]++
+		if r.counts[key] == 1 {
+			first = append(first, key)
+		}
+	}
+	return first
+}
+
+func tlsSecretKeys(ing *netv1.Ingress) []string {
+	if ing == nil {
+		return nil
+	}
+	var keys []string
+	for _, t := range ing.Spec.TLS {
+		if t.SecretName != "" {
+			keys = append(keys, ing.Namespace+"/"+t.SecretName)
+		}
+	}
+	return keys
+}
+
+func asIngress(obj any) *netv1.Ingress {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	ing, _ := obj.(*netv1.Ingress)
+	return ing
+}
+
+// ingressHandler keeps the Secret references up to date, loads the data of
+// Secrets that just got referenced, then tells notify: in that order, so a
+// render never sees a new reference without its certificate.
+func (c *Client) ingressHandler(notify k8s.Notify) cache.ResourceEventHandler {
+	filter := k8s.EventHandler("Ingress", notify)
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			c.loadSecrets(c.refs.update(nil, asIngress(obj)))
+			if notify != nil {
+				filter.OnAdd(obj, false)
+			}
+		},
+		UpdateFunc: func(old, new any) {
+			c.loadSecrets(c.refs.update(asIngress(old), asIngress(new)))
+			if notify != nil {
+				filter.OnUpdate(old, new)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			c.refs.update(asIngress(obj), nil)
+			if notify != nil {
+				filter.OnDelete(obj)
+			}
+		},
+	}
+}
+
+// secretHandler catches the race where a Secret was transformed just
+// before an Ingress first referred to it: its data is loaded then.
+func (c *Client) secretHandler(notify k8s.Notify) cache.ResourceEventHandler {
+	filter := k8s.EventHandler("Secret", notify)
+	check := func(obj any) {
+		if s, ok := obj.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
+			c.loadSecrets([]string{s.Namespace + "/" + s.Name})
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			check(obj)
+			if notify != nil {
+				filter.OnAdd(obj, false)
+			}
+		},
+		UpdateFunc: func(old, new any) {
+			check(new)
+			if notify != nil {
+				filter.OnUpdate(old, new)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if notify != nil {
+				filter.OnDelete(obj)
+			}
+		},
+	}
+}
+
+// loadSecrets fetches the Secrets whose data the cache dropped and puts
+// them, trimmed, into the cache: the informer only lists them again on
+// their next change.
+func (c *Client) loadSecrets(keys []string) {
+	for _, key := range keys {
+		ns, name, _ := cache.SplitMetaNamespaceKey(key)
+		space := listerSnapshot{c}.space(ns)
+		if space == nil || space.secretStore == nil {
+			continue
+		}
+		cached, exists, err := space.secretStore.GetByKey(key)
+		if err != nil || !exists || !k8s.DataDropped(cached.(*corev1.Secret)) {
+			continue // not there yet (it will be kept when it comes) or already whole
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		fresh, err := c.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		cancel()
+		if err != nil {
+			continue // the next change of the Secret lists it again
+		}
+		trimmed, err := k8s.TransformSecret(c.refs.has)(fresh)
+		if err != nil {
+			continue
+		}
+		if current, ok, _ := space.secretStore.GetByKey(key); ok && newerVersion(current.(*corev1.Secret).ResourceVersion, fresh.ResourceVersion) {
+			continue // the informer already holds a newer version
+		}
+		_ = space.secretStore.Update(trimmed)
+	}
+}
+
+// newerVersion says whether resource version a is newer than b, when both
+// are numbers (as the API server makes them); otherwise false.
+func newerVersion(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x > y
+}
