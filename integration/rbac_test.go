@@ -1,0 +1,225 @@
+package integration_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/integration/controlplane"
+)
+
+const (
+	rbacManifest           = "../docs/manifests/rbac.yaml"
+	rbacNamespacedManifest = "../docs/manifests/rbac-namespaced.yaml"
+)
+
+// webApp is the application most tests serve: Service web in namespace ns
+// with two ready pods on two nodes, a TLS Secret and an Ingress of class
+// sliceway for web.example.com.
+type webApp struct {
+	namespace        string
+	certPEM, keyPEM  string
+	deploy           deployment
+	expectedNoTLSYML string
+}
+
+func createWebApp(t *testing.T, cp *controlplane.ControlPlane, ns string) *webApp {
+	t.Helper()
+	require.NoError(t, cp.CreateNamespace(ctx, ns))
+	createService(t, cp, ns, "web", "web")
+	app := &webApp{namespace: ns, deploy: deployment{t: t, cp: cp, namespace: ns, app: "web"}}
+	app.certPEM, app.keyPEM = createTLSSecret(t, cp, ns, "web-tls", "web.example.com")
+	createIngress(t, cp, ingressSpec{
+		namespace: ns, name: "web", host: "web.example.com", service: "web", tlsSecret: "web-tls",
+		annotations: map[string]string{
+			"traefik.ingress.kubernetes.io/router.entrypoints": "websecure",
+			"traefik.ingress.kubernetes.io/router.tls":         "true",
+		},
+	})
+	app.deploy.addPod("web-1", "node-a", "10.244.1.10", true)
+	app.deploy.addPod("web-2", "node-b", "10.244.2.10", true)
+	app.expectedNoTLSYML = strings.ReplaceAll(`
+http:
+  routers:
+    NS-web-web-example-com:
+      entryPoints: [websecure]
+      observability:
+        metadata:
+          ingress:
+            ingressName: web
+            namespace: NS
+            serviceName: web
+            servicePort: http
+      rule: Host("web.example.com") && PathPrefix("/")
+      service: NS-web-http
+      tls: {}
+  services:
+    NS-web-http:
+      loadBalancer:
+        passHostHeader: true
+        responseForwarding:
+          flushInterval: 100ms
+        servers:
+        - url: http://10.244.1.10:8080
+        - url: http://10.244.2.10:8080
+        strategy: wrr
+`, "NS", ns)
+	return app
+}
+
+// requireFullConfig checks the whole configuration of the web app: routers,
+// services, servers and the certificate.
+func (a *webApp) requireFullConfig(t *testing.T, cfg *dynamic.Configuration) {
+	t.Helper()
+	require.NotNil(t, cfg.TLS, "no TLS section")
+	require.Len(t, cfg.TLS.Certificates, 1)
+	assert.Equal(t, a.certPEM, cfg.TLS.Certificates[0].CertFile)
+	assert.Equal(t, a.keyPEM, cfg.TLS.Certificates[0].KeyFile)
+	noTLS := *cfg
+	noTLS.TLS = nil
+	require.YAMLEq(t, a.expectedNoTLSYML, toYAML(&noTLS))
+}
+
+func webServers(ns string) func(*dynamic.Configuration) bool {
+	return hasServers(ns+"-web-http", "http://10.244.1.10:8080", "http://10.244.2.10:8080")
+}
+
+// Test 1: with nothing but what docs/manifests/rbac.yaml grants, a token of
+// ServiceAccount sliceway renders the whole configuration; the same with the
+// namespaced variant and the namespaces option.
+func TestRBACManifests(t *testing.T) {
+	t.Run("cluster-wide", func(t *testing.T) {
+		cp := startControlPlane(t)
+		applyFile(t, cp, rbacManifest)
+		createNodes(t, cp)
+		createIngressClass(t, cp)
+		app := createWebApp(t, cp, "apps")
+
+		statuses := watchStatus(t, cp, "apps")
+		// With status written by an elected leader: the Lease and the status
+		// writes are granted too.
+		r := runProvider(t, statusProvider(t, cp, "192.0.2.10"))
+		cfg := r.waitFor(t, "the apps servers", time.Minute, webServers("apps"))
+		app.requireFullConfig(t, cfg)
+		eventually(t, "the status written", time.Minute, func() bool { return slices.Equal(statuses.history("web"), []string{"", "192.0.2.10"}) })
+		assert.NotContains(t, r.logs.String(), "forbidden")
+	})
+
+	t.Run("namespaced", func(t *testing.T) {
+		cp := startControlPlane(t)
+		applyFile(t, cp, rbacNamespacedManifest)
+		createNodes(t, cp)
+		createIngressClass(t, cp)
+		app := createWebApp(t, cp, "apps")
+		// Not granted and not watched: never read, never served.
+		createWebApp(t, cp, "other")
+
+		statuses := watchStatus(t, cp, "apps")
+		p := statusProvider(t, cp, "192.0.2.10")
+		p.Namespaces = []string{"apps"}
+		r := runProvider(t, p)
+		cfg := r.waitFor(t, "the apps servers", time.Minute, webServers("apps"))
+		app.requireFullConfig(t, cfg)
+		eventually(t, "the status written", time.Minute, func() bool { return slices.Equal(statuses.history("web"), []string{"", "192.0.2.10"}) })
+		assert.NotContains(t, r.logs.String(), "forbidden")
+	})
+}
+
+// The manifests grant what the provider needs and nothing of the legacy
+// Endpoints API.
+func TestRBACManifestsHaveNoEndpoints(t *testing.T) {
+	for _, path := range []string{rbacManifest, rbacNamespacedManifest} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		objs, err := controlplane.DecodeManifests(data)
+		require.NoError(t, err)
+		for _, o := range objs {
+			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			for _, r := range rules {
+				res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
+				assert.NotContains(t, res, "endpoints", "%s: %s %s", path, o.GetKind(), o.GetName())
+				assert.NotContains(t, res, "*", "%s: %s %s", path, o.GetKind(), o.GetName())
+			}
+		}
+	}
+}
+
+// withoutEndpointSlices is rbac.yaml with the ClusterRole's endpointslices
+// rule removed.
+func withoutEndpointSlices(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(rbacManifest)
+	require.NoError(t, err)
+	objs, err := controlplane.DecodeManifests(data)
+	require.NoError(t, err)
+	found := false
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRole" {
+			continue
+		}
+		rules, _, err := unstructured.NestedSlice(o.Object, "rules")
+		require.NoError(t, err)
+		var kept []any
+		for _, r := range rules {
+			res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
+			if len(res) == 1 && res[0] == "endpointslices" {
+				found = true
+				continue
+			}
+			kept = append(kept, r)
+		}
+		require.NoError(t, unstructured.SetNestedSlice(o.Object, kept, "rules"))
+	}
+	require.True(t, found, "rbac.yaml has no endpointslices rule to remove")
+	return objs
+}
+
+// Test 2: without the endpointslices rule the provider says clearly what is
+// forbidden, keeps running, and converges once the rule is back.
+func TestRBACMissingEndpointSlicesRule(t *testing.T) {
+	cp := startControlPlane(t)
+	a, err := controlplane.NewApplier(cp.AdminConfig())
+	require.NoError(t, err)
+	require.NoError(t, a.Apply(ctx, withoutEndpointSlices(t)...))
+	createNodes(t, cp)
+	createIngressClass(t, cp)
+	app := createWebApp(t, cp, "apps")
+
+	p := newProvider(t, cp)
+	p.SyncTimeout = pduration(2 * time.Second)
+	r := runProvider(t, p)
+
+	const want = `cannot list endpointslices.discovery.k8s.io in all namespaces: forbidden: `
+	eventually(t, "the forbidden error logged", time.Minute, func() bool {
+		return strings.Contains(r.logs.String(), want)
+	})
+	logs := r.logs.String()
+	line := logs[strings.Index(logs, want):]
+	line = line[:strings.IndexByte(line, '\n')]
+	t.Logf("logged: %s", line)
+	assert.Contains(t, line, `User \"system:serviceaccount:sliceway:sliceway\" cannot list resource \"endpointslices\" in API group \"discovery.k8s.io\" at the cluster scope`)
+	// Only the missing permission is reported.
+	for _, res := range []string{"services", "secrets", "ingresses", "ingressclasses"} {
+		assert.NotContains(t, logs, "cannot list "+res+" ", res)
+	}
+
+	// Still running, and nothing half-synced was sent.
+	time.Sleep(2 * time.Second)
+	select {
+	case err := <-r.done:
+		t.Fatalf("Provide returned %v without the endpointslices rule", err)
+	default:
+	}
+	assert.Equal(t, 0, r.count(), "a configuration was sent before the caches synced")
+
+	applyFile(t, cp, rbacManifest)
+	cfg := r.waitFor(t, "the apps servers once the rule is back", 2*time.Minute, webServers("apps"))
+	app.requireFullConfig(t, cfg)
+}
