@@ -170,8 +170,7 @@ func runServe(ctx context.Context, cfg *static.Configuration) error {
 			logger.Info().Int("routers", len(msg.Configuration.HTTP.Routers)).Int("services", len(msg.Configuration.HTTP.Services)).Msg("new configuration")
 		case err := <-serveErr:
 			cancel()
-			<-done
-			return err
+			return errors.Join(err, <-done)
 		case err := <-done:
 			logger.Info().Msg("shutting down")
 			if serr := shutdown(); serr != nil && !errors.Is(serr, http.ErrServerClosed) {

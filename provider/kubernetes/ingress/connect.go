@@ -51,7 +51,7 @@ func (p *Provider) RESTConfig() (*rest.Config, error) {
 			if _, err := os.Stat(p.CertAuthFilePath); err != nil {
 				return nil, fmt.Errorf("certAuthFilePath: %w", err)
 			}
-			cfg.TLSClientConfig.CAFile = p.CertAuthFilePath
+			cfg.CAFile = p.CertAuthFilePath
 		}
 	default:
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()

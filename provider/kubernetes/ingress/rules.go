@@ -121,10 +121,8 @@ func appendPathRule(buf []byte, pathType *netv1.PathType, path, matcher string, 
 	}
 }
 
-// strictPrefixRule matches path element by element: /foo matches /foo, /foo/
-// and /foo/bar, never /foobar; a trailing slash in the Ingress is ignored.
-func strictPrefixRule(path string) string { return string(appendStrictPrefixRule(nil, path)) }
-
+// appendStrictPrefixRule matches path element by element: /foo matches /foo,
+// /foo/ and /foo/bar, never /foobar; a trailing slash in the Ingress is ignored.
 func appendStrictPrefixRule(buf []byte, path string) []byte {
 	trimmed := strings.TrimRight(path, "/")
 	if trimmed == "" {

@@ -36,7 +36,7 @@ func commonIgnored(meta func(runtime.Object) *metav1.ObjectMeta) []struct {
 			meta(o).ManagedFields = []metav1.ManagedFieldsEntry{{
 				Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
 				APIVersion: "v1", Time: &metav1.Time{Time: time.Unix(1700000000, 0)},
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`),
 			}}
 		}},
 		{"last-applied annotation", func(o runtime.Object) {
@@ -63,12 +63,6 @@ func setAnnotation(m *metav1.ObjectMeta, k, v string) {
 	m.Annotations[k] = v
 }
 
-func setLabel(m *metav1.ObjectMeta, k, v string) {
-	if m.Labels == nil {
-		m.Labels = map[string]string{}
-	}
-	m.Labels[k] = v
-}
 
 type changeCase[T runtime.Object] struct {
 	name   string

@@ -120,7 +120,7 @@ func readBounded(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
 	if err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func decodeList(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVer
 		Items []runtime.RawExtension `json:"items"`
 	}
 	if err := utilyaml.Unmarshal(raw, &list); err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("List: %w", err)}}
+		return nil, []*ManifestError{{Err: fmt.Errorf("reading the List: %w", err)}}
 	}
 	var objs []runtime.Object
 	var problems []*ManifestError

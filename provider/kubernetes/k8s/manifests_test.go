@@ -405,5 +405,5 @@ func TestDecodeManifestKeepsTypeMeta(t *testing.T) {
 		gvk := o.Object.GetObjectKind().GroupVersionKind()
 		assert.True(t, IsUsedKind(gvk), "%v", gvk)
 	}
-	var _ runtime.Object = objs[0].Object
+	_ = runtime.Object(objs[0].Object)
 }

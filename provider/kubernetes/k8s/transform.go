@@ -99,9 +99,7 @@ func DataDropped(secret *corev1.Secret) bool {
 
 func trimMeta(m *metav1.ObjectMeta) {
 	m.ManagedFields = nil
-	if _, ok := m.Annotations[LastAppliedAnnotation]; ok {
-		delete(m.Annotations, LastAppliedAnnotation)
-	}
+	delete(m.Annotations, LastAppliedAnnotation)
 }
 
 func topologyLabels(labels map[string]string) map[string]string {

@@ -35,7 +35,7 @@ func fatMeta(name, namespace string) metav1.ObjectMeta {
 		ManagedFields: []metav1.ManagedFieldsEntry{{
 			Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
 			APIVersion: "v1", Time: &metav1.Time{Time: time.Unix(1700000000, 0)},
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)},
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}}}`),
 		}},
 	}
 }
@@ -252,7 +252,7 @@ func TestTransformPassesOtherObjectsThrough(t *testing.T) {
 		{"nil", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var in any = tc.obj
+			in := any(tc.obj)
 			if o, ok := tc.obj.(runtime.Object); ok {
 				in = o.DeepCopyObject()
 			}
