@@ -144,8 +144,8 @@ func BenchmarkRenderAfterSliceChange(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			// Toggle the readiness of the first endpoint.
-			ready := i%2 == 1
+			// Toggle the readiness of the first endpoint (ready at first).
+			ready := i%2 == 0
 			target.Endpoints[0].Conditions.Ready = &ready
 			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
 				b.Fatal(err)

@@ -63,7 +63,6 @@ func setAnnotation(m *metav1.ObjectMeta, k, v string) {
 	m.Annotations[k] = v
 }
 
-
 type changeCase[T runtime.Object] struct {
 	name   string
 	mutate func(T)
