@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -124,7 +125,9 @@ var switchLabels = []string{"traefik.router.tls", "traefik.service.sticky", "tra
 
 func checkSwitches(labels, origin map[string]string) error {
 	var off []string
-	for label, value := range labels {
+	// In name order, so that the same annotations always give the same error.
+	for _, label := range slices.Sorted(maps.Keys(labels)) {
+		value := labels[label]
 		if !slices.Contains(switchLabels, strings.ToLower(label)) {
 			continue
 		}
@@ -146,6 +149,39 @@ func checkSwitches(labels, origin map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// asWritten is the annotation whose name, after the prefix, is name in any
+// case, as the user wrote it.
+func asWritten(annotations map[string]string, name string) string {
+	for key := range annotations {
+		if rest, ok := strings.CutPrefix(key, AnnotationPrefix); ok && strings.EqualFold(rest, name) {
+			return key
+		}
+	}
+	return AnnotationPrefix + name
+}
+
+// domainAnnotation names the i-th router.tls.domains entry as written: the
+// label parser orders the entries by their index as text.
+func domainAnnotation(annotations map[string]string, i int) string {
+	const section = "router.tls.domains."
+	byIndex := map[string]string{}
+	for key := range annotations {
+		rest, ok := strings.CutPrefix(key, AnnotationPrefix)
+		if !ok || len(rest) <= len(section) || !strings.EqualFold(rest[:len(section)], section) {
+			continue
+		}
+		index, _, _ := strings.Cut(rest[len(section):], ".")
+		if prev, seen := byIndex[index]; !seen || key < prev {
+			byIndex[index] = key[:len(AnnotationPrefix)+len(section)+len(index)]
+		}
+	}
+	indices := slices.Sorted(maps.Keys(byIndex))
+	if i < len(indices) {
+		return byIndex[indices[i]]
+	}
+	return fmt.Sprintf("%s%s%d", AnnotationPrefix, section, i)
 }
 
 var pathMatchers = []string{"Path", "PathPrefix", "PathRegexp"}
@@ -182,16 +218,17 @@ func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, 
 	}
 	if r.PathMatcher != "" && !slices.Contains(pathMatchers, r.PathMatcher) {
 		return nil, &annotationError{
-			Annotation: AnnotationPrefix + "router.pathmatcher",
+			Annotation: asWritten(annotations, "router.pathmatcher"),
 			Err:        fmt.Errorf("%q is not one of %s", r.PathMatcher, strings.Join(pathMatchers, ", ")),
 		}
 	}
 	if r.TLS != nil {
 		for i, d := range r.TLS.Domains {
 			if d.Main == "" && len(d.SANs) == 0 {
+				name := domainAnnotation(annotations, i)
 				return nil, &annotationError{
-					Annotation: fmt.Sprintf("%srouter.tls.domains.%d", AnnotationPrefix, i),
-					Err:        fmt.Errorf("domain %d has neither main nor sans", i),
+					Annotation: name,
+					Err:        fmt.Errorf("%s has neither main nor sans", strings.TrimPrefix(name, AnnotationPrefix)),
 				}
 			}
 		}
@@ -219,7 +256,7 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 	}
 	if s.ServersScheme != "" && !slices.Contains(serverSchemes, s.ServersScheme) {
 		return nil, &annotationError{
-			Annotation: AnnotationPrefix + "service.serversscheme",
+			Annotation: asWritten(annotations, "service.serversscheme"),
 			Err:        fmt.Errorf("%q is not one of %s", s.ServersScheme, strings.Join(serverSchemes, ", ")),
 		}
 	}
@@ -227,7 +264,7 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 		c := s.Sticky.Cookie
 		if c.SameSite != "" && !slices.Contains(sameSites, strings.ToLower(c.SameSite)) {
 			return nil, &annotationError{
-				Annotation: AnnotationPrefix + "service.sticky.cookie.samesite",
+				Annotation: asWritten(annotations, "service.sticky.cookie.samesite"),
 				Err:        fmt.Errorf("%q is not one of %s", c.SameSite, strings.Join(sameSites, ", ")),
 			}
 		}
