@@ -168,7 +168,6 @@ func namesInputKeys(s string, annotations map[string]string) bool {
 	return false
 }
 
-
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
