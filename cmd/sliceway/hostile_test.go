@@ -293,7 +293,6 @@ spec:
 		assert.Len(t, rules, 3)
 	})
 	t.Run("yaml", func(t *testing.T) {
-		t.Skip("BUG: --format=yaml (and watch --output=FILE) fail as a whole, exit 1 with no output, once a router name is longer than 1024 bytes (a path of 1,100 bytes is enough): sigs.k8s.io/yaml.Marshal goes through JSON and YAML limits implicit keys to 1024 characters: \"yaml: did not find expected ',' or '}'\"")
 		res := runBounded(t, hostileTimeout, "render", "--manifests="+file, "--format=yaml")
 		require.Equal(t, 0, res.code, res.stderr)
 		var conf renderedConf
@@ -388,8 +387,7 @@ func TestHostileAliasBomb(t *testing.T) {
 		file := writeFile(t, dir, "lol.yaml", billionLaughs)
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 1: not valid YAML")
-		assert.Contains(t, res.stderr, "excessive aliasing")
+		assert.Contains(t, res.stderr, file+": document 1: the document expands past 16 MiB through YAML aliases")
 		assert.Empty(t, res.stdout)
 		assert.Less(t, res.elapsed, 10*time.Second, "fails fast")
 		assert.Less(t, res.maxRSS, int64(512<<20), "without eating memory")
@@ -398,13 +396,12 @@ func TestHostileAliasBomb(t *testing.T) {
 		file := writeFile(t, dir, "mixed.yaml", hostileService+hostileSlice("web-1", "IPv4", "8080", hostileEndpoint("10.0.0.1"))+"---\n"+billionLaughs)
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 4: not valid YAML")
+		assert.Contains(t, res.stderr, file+": document 4: the document expands past 16 MiB through YAML aliases")
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 	})
 	t.Run("aliases of a long string", func(t *testing.T) {
 		// 10,000 aliases of one 64 KiB string: a 96 KB file that expands
 		// to 640 MB when converted to JSON.
-		t.Skip("BUG: k8s.decodeDocument converts each document to JSON (utilyaml.Unmarshal, then the universal deserializer) with every alias expanded, and go-yaml's excessive-aliasing check counts nodes, not bytes: this 96 KB file takes > 3 GB and dies with \"fatal error: out of memory\" and a stack trace (2,000 aliases: 72 KB, 800 MB, 8 s, exit 0)")
 		long := strings.Repeat("x", 64<<10)
 		aliases := strings.TrimSuffix(strings.Repeat("*s,", 10_000), ",")
 		file := writeFile(t, dir, "strings.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: bomb\n  namespace: shop\n  annotations:\n    s: &s \""+long+"\"\nspec:\n  x: ["+aliases+"]\n")
@@ -437,8 +434,8 @@ func TestHostileGarbage(t *testing.T) {
 		{"nul", "apiVersion: v1\x00", "not a text file (invalid UTF-8 or NUL bytes)"},
 		{"latin1", "apiVersion: v1\nkind: Service\nmetadata: {name: caf\xe9}\n", "not a text file (invalid UTF-8 or NUL bytes)"},
 		{"text", "}{][:::\n- - -: {\n\t\tx", "document 1: not valid YAML"},
-		{"not an object", "- a\n- b\n", "document 1: not valid YAML"},
-		{"scalar", "just words\n", "document 1: not valid YAML"},
+		{"not an object", "- a\n- b\n", "document 1: not a Kubernetes object: a mapping with apiVersion and kind is required"},
+		{"scalar", "just words\n", "document 1: not a Kubernetes object: a mapping with apiVersion and kind is required"},
 		{"no kind", "metadata: {name: x}\n", "document 1: not a Kubernetes object: apiVersion and kind are required"},
 		{"unknown kind", "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: x}\n", "document 1: example.com/v1 Gadget is not used, skipped"},
 		{"bad field type", "apiVersion: v1\nkind: Service\nmetadata: {name: [x]}\n", "document 1: v1 Service"},
@@ -480,7 +477,6 @@ func TestHostileEmptyFiles(t *testing.T) {
 		})
 	}
 	t.Run("only comments and separators", func(t *testing.T) {
-		t.Skip("BUG: a file with only comments and --- separators holds no object, like an empty file, but is accepted silently: exit 0, no message, and an empty configuration when it is the only file")
 		file := writeFile(t, dir, "comments.yaml", "# nothing here\n---\n# nor here\n---\n")
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code)

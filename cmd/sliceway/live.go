@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
-	"sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
@@ -95,7 +94,7 @@ func emit(conf *dynamic.Configuration, file string, out io.Writer) error {
 		_, err = out.Write(line)
 		return err
 	}
-	data, err := yaml.Marshal(conf)
+	data, err := dynamic.MarshalYAML(conf)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
@@ -120,7 +119,7 @@ func writeConfiguration(w io.Writer, conf *dynamic.Configuration, format string)
 // encodeConfiguration encodes as yaml, indented json, or jsonl (one line).
 func encodeConfiguration(conf *dynamic.Configuration, format string) ([]byte, error) {
 	if format == "yaml" {
-		return yaml.Marshal(conf)
+		return dynamic.MarshalYAML(conf)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

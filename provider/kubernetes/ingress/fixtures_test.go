@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -63,7 +64,7 @@ func renderFixture(t *testing.T, dir string) (conf, errs string) {
 	res, err := RenderOnce(ctx, cs, opts, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)
 	require.NoError(t, err)
 
-	out, err := yaml.Marshal(res.Configuration)
+	out, err := dynamic.MarshalYAML(res.Configuration)
 	require.NoError(t, err)
 
 	var lines []string

@@ -63,7 +63,10 @@ func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
 		if !clusterScoped[gvk.Kind] && accessor.GetNamespace() == "" {
 			accessor.SetNamespace(corev1.NamespaceDefault)
 		}
-		id := fmt.Sprintf("%s %s/%s", gvk.Kind, accessor.GetNamespace(), accessor.GetName())
+		id := gvk.Kind + " " + accessor.GetName()
+		if accessor.GetNamespace() != "" {
+			id = gvk.Kind + " " + accessor.GetNamespace() + "/" + accessor.GetName()
+		}
 		if first, dup := seen[id]; dup {
 			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first)})
 			continue

@@ -5,6 +5,7 @@ package k8s
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	yamlv3 "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -143,14 +145,17 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 		return nil, []*ManifestError{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
 	}
 	decoder := scheme.Codecs.UniversalDeserializer()
+	content := false
 	for doc, raw := range splitDocuments(data) {
 		if len(raw) > maxDocumentSize {
+			content = true
 			problems = append(problems, &ManifestError{File: file, Document: doc, Err: fmt.Errorf("document larger than %d MiB", maxDocumentSize>>20)})
 			continue
 		}
 		if isBlankDocument(raw) {
 			continue
 		}
+		content = true
 		o, pr := decodeDocument(decoder, raw, wanted)
 		for _, obj := range o {
 			objs = append(objs, Object{Object: obj, File: file, Document: doc})
@@ -159,6 +164,9 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 			e.File, e.Document = file, doc
 			problems = append(problems, e)
 		}
+	}
+	if !content {
+		return nil, []*ManifestError{{File: file, Err: errors.New("the file holds no object (only comments and separators)")}}
 	}
 	return objs, problems
 }
@@ -218,46 +226,57 @@ func isBlankDocument(raw []byte) bool {
 }
 
 func decodeDocument(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
-	// Read the type first, so that an unknown kind is a warning and not a
-	// decoding error.
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
+	if err := checkExpansion(raw, maxDocumentSize); err != nil {
+		return nil, []*ManifestError{{Err: err}}
 	}
-	if err := utilyaml.Unmarshal(raw, &tm); err != nil {
+	data, err := sigsyaml.YAMLToJSON(raw)
+	if err != nil {
 		return nil, []*ManifestError{{Err: fmt.Errorf("not valid YAML: %w", err)}}
 	}
-	if tm.Kind == "" || tm.APIVersion == "" {
+	return decodeJSON(decoder, data, wanted)
+}
+
+// decodeJSON decodes one object (or List) given as JSON.
+func decodeJSON(decoder runtime.Decoder, data []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+	// Read the type first, so that an unknown kind is a warning and not a
+	// decoding error. Keys are matched exactly, as the API server does.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, []*ManifestError{{Err: errors.New("not a Kubernetes object: a mapping with apiVersion and kind is required")}}
+	}
+	var apiVersion, kind string
+	if json.Unmarshal(fields["apiVersion"], &apiVersion) != nil || json.Unmarshal(fields["kind"], &kind) != nil ||
+		apiVersion == "" || kind == "" {
 		return nil, []*ManifestError{{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}}
 	}
-	gvk := schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)
-	if strings.HasSuffix(tm.Kind, "List") && gvk.Group == "" && gvk.Version == "v1" {
-		return decodeList(decoder, raw, wanted)
+	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
+	if strings.HasSuffix(kind, "List") && gvk.Group == "" && gvk.Version == "v1" {
+		return decodeList(decoder, fields["items"], wanted)
 	}
 	if wanted != nil && !wanted(gvk) {
-		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", tm.APIVersion, tm.Kind)}}
+		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", apiVersion, kind)}}
 	}
-	obj, _, err := decoder.Decode(raw, nil, nil)
+	obj, _, err := decoder.Decode(data, nil, nil)
 	if err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", tm.APIVersion, tm.Kind, err)}}
+		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", apiVersion, kind, err)}}
 	}
 	if err := checkMeta(obj); err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("%s: %w", tm.Kind, err)}}
+		return nil, []*ManifestError{{Err: fmt.Errorf("%s: %w", kind, err)}}
 	}
 	return []runtime.Object{obj}, nil
 }
 
-func decodeList(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
-	var list struct {
-		Items []runtime.RawExtension `json:"items"`
-	}
-	if err := utilyaml.Unmarshal(raw, &list); err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("reading the List: %w", err)}}
+func decodeList(decoder runtime.Decoder, items json.RawMessage, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+	var list []json.RawMessage
+	if len(items) > 0 {
+		if err := json.Unmarshal(items, &list); err != nil {
+			return nil, []*ManifestError{{Err: fmt.Errorf("reading the List: items: %w", err)}}
+		}
 	}
 	var objs []runtime.Object
 	var problems []*ManifestError
-	for i, item := range list.Items {
-		o, pr := decodeDocument(decoder, item.Raw, wanted)
+	for i, item := range list {
+		o, pr := decodeJSON(decoder, item, wanted)
 		objs = append(objs, o...)
 		for _, e := range pr {
 			e.Err = fmt.Errorf("items[%d]: %w", i, e.Err)
@@ -265,6 +284,43 @@ func decodeList(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVer
 		}
 	}
 	return objs, problems
+}
+
+// checkExpansion refuses a document whose aliases would expand it past
+// limit bytes (a "billion laughs" or an alias of a long string repeated):
+// the expanded size is computed on the node tree, without expanding it.
+func checkExpansion(raw []byte, limit int) error {
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(raw, &doc); err != nil {
+		return nil // the YAML error is reported by the decoding that follows
+	}
+	sizes := map[*yamlv3.Node]int{}
+	var size func(n *yamlv3.Node, depth int) int
+	size = func(n *yamlv3.Node, depth int) int {
+		if n == nil || depth > 10000 {
+			return limit + 1
+		}
+		if s, ok := sizes[n]; ok {
+			return s
+		}
+		sizes[n] = limit + 1 // an alias of a node being measured expands forever
+		total := len(n.Value) + 1
+		if n.Kind == yamlv3.AliasNode {
+			total = size(n.Alias, depth+1)
+		}
+		for _, c := range n.Content {
+			if total > limit {
+				break
+			}
+			total += size(c, depth+1)
+		}
+		sizes[n] = total
+		return total
+	}
+	if size(&doc, 0) > limit {
+		return fmt.Errorf("the document expands past %d MiB through YAML aliases", limit>>20)
+	}
+	return nil
 }
 
 func checkMeta(obj runtime.Object) error {
