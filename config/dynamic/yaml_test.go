@@ -33,7 +33,9 @@ func TestMarshalYAML(t *testing.T) {
 	var back struct {
 		HTTP struct {
 			Routers  map[string]Router
-			Services map[string]struct{ LoadBalancer struct{ Servers []map[string]any } `yaml:"loadBalancer"` }
+			Services map[string]struct {
+				LoadBalancer struct{ Servers []map[string]any } `yaml:"loadBalancer"`
+			}
 		}
 	}
 	require.NoError(t, yaml.Unmarshal(out, &back))

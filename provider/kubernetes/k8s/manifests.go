@@ -17,12 +17,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	yamlv3 "go.yaml.in/yaml/v3"
-	sigsyaml "sigs.k8s.io/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // MaxManifestSize bounds one manifest file, so that a huge or endless input
