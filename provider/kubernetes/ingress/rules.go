@@ -3,6 +3,7 @@ package ingress
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -92,6 +93,29 @@ func appendMatcher(buf []byte, name, value string) []byte {
 	buf = append(buf, '(')
 	buf = strconv.AppendQuote(buf, value)
 	return append(buf, ')')
+}
+
+// checkHost refuses a wildcard host whose rule Traefik could not compile
+// (one that is not valid UTF-8).
+func checkHost(host string) error {
+	if rest, ok := strings.CutPrefix(host, "*."); ok {
+		if _, err := regexp.Compile(`^[a-zA-Z0-9-]+\.` + regexp.QuoteMeta(rest) + `$`); err != nil {
+			return fmt.Errorf("wildcard host %q does not make a valid HostRegexp: %w", host, err)
+		}
+	}
+	return nil
+}
+
+// checkPath refuses a path that the router.pathmatcher annotation makes a
+// PathRegexp but that is not a regular expression.
+func checkPath(p netv1.HTTPIngressPath, matcher string) error {
+	implementationSpecific := p.PathType == nil || *p.PathType == "" || *p.PathType == netv1.PathTypeImplementationSpecific
+	if matcher == "PathRegexp" && implementationSpecific && p.Path != "" {
+		if _, err := regexp.Compile(p.Path); err != nil {
+			return fmt.Errorf("path %q is not a regular expression (router.pathmatcher is PathRegexp): %w", p.Path, err)
+		}
+	}
+	return nil
 }
 
 // pathRule matches the path of an Ingress path. matcher is the

@@ -270,8 +270,16 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 		if rule.HTTP == nil {
 			continue
 		}
+		if err := checkHost(rule.Host); err != nil {
+			t.ingressError(ing, "spec.rules["+strconv.Itoa(i)+"].host", SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
+			continue
+		}
 		for j, path := range rule.HTTP.Paths {
 			ref := pathRef{rule: i, path: j}
+			if err := checkPath(path, ra.PathMatcher); err != nil {
+				t.ingressError(ing, ref.String()+".path", SeverityError, fmt.Errorf("%w (the path is skipped)", err))
+				continue
+			}
 			svc, key, port, ok := t.backend(ing, ref, path.Backend)
 			if !ok {
 				continue
