@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test test-unit test-integration controlplane demo build fixtures-update bench
+.PHONY: run test test-unit test-integration controlplane demo build fixtures-update bench lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
 run:
@@ -25,6 +25,17 @@ fixtures-update:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# golangci-lint, built from its module at a pinned version (cached after the
+# first build).
+GOLANGCI_LINT_VERSION := v2.15.0
+lint:
+	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) run ./...
+
+# Every fuzz target for FUZZTIME each (go test -fuzztime syntax).
+FUZZTIME ?= 30s
+fuzz:
+	bash .ci/fuzz $(FUZZTIME)
 
 # The control-plane launcher of the integration suite (etcd, kube-apiserver,
 # kube-controller-manager from k8s.io/kubernetes): minutes on a cold build
