@@ -95,6 +95,35 @@ func appendMatcher(buf []byte, name, value string) []byte {
 	return append(buf, ')')
 }
 
+// specPriority orders routers as the Ingress specification matches
+// requests, for strictPrefixMatching: exact hosts before wildcard hosts
+// before rules without a host; then, for the same host, longer paths before
+// shorter ones, and Exact before Prefix on the same path. Traefik tries the
+// highest priority first; the values stay far below the priorities Traefik
+// keeps for itself, and above 0, which means "none".
+func specPriority(host string, p netv1.HTTPIngressPath) int {
+	const pathBits = 20
+	hostRank := 0
+	switch {
+	case strings.HasPrefix(host, "*."):
+		hostRank = 1
+	case host != "":
+		hostRank = 2
+	}
+	path := p.Path
+	exact := p.PathType != nil && *p.PathType == netv1.PathTypeExact
+	if !exact {
+		// A Prefix path matches by element; its trailing slash does not count.
+		path = strings.TrimRight(path, "/")
+	}
+	length := min(len(path), 1<<(pathBits-1)-1)
+	priority := hostRank<<pathBits | length<<1
+	if exact {
+		priority |= 1
+	}
+	return priority + 1
+}
+
 // checkHost refuses a wildcard host whose rule Traefik could not compile
 // (one that is not valid UTF-8).
 func checkHost(host string) error {

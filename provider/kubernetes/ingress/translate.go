@@ -289,6 +289,9 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 			rt := pr.router
 			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, t.opts.StrictPrefixMatching)
 			rt.Priority = ra.Priority
+			if rt.Priority == 0 && t.opts.StrictPrefixMatching {
+				rt.Priority = specPriority(rule.Host, path)
+			}
 			setObservability(rt, &pr.obs, ing, path.Backend.Service.Name, port)
 			rk := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
 			t.routers[rk] = append(t.routers[rk], &pr.pendingRouter)
