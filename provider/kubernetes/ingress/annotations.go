@@ -91,6 +91,9 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	if len(labels) == 0 {
 		return nil
 	}
+	if err := checkControlCharacters(labels, origin); err != nil {
+		return err
+	}
 	if err := checkSwitches(labels, origin); err != nil {
 		return err
 	}
@@ -114,6 +117,22 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 		names = append(names, origin[label])
 	}
 	return &annotationError{Annotation: strings.Join(names, ", "), Err: err}
+}
+
+// checkControlCharacters refuses values holding control characters (NUL,
+// newlines, DEL, ...): every value names something (an entry point, a
+// middleware, a cookie) or is a number or a boolean, and none of those has
+// them; passed on, they would reach Traefik's configuration or a header.
+func checkControlCharacters(labels, origin map[string]string) error {
+	for _, label := range slices.Sorted(maps.Keys(labels)) {
+		value := labels[label]
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; c < 0x20 || c == 0x7f {
+				return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%q holds a control character", value)}
+			}
+		}
+	}
+	return nil
 }
 
 // switchLabels turn a whole section on (router.tls, service.sticky,
