@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/sliceway/sliceway/internal/natural"
 )
 
 // TerminatingPolicy says what to do with endpoints that are serving but terminating (KEP-1669).
@@ -564,46 +566,9 @@ func compareProblems(a, b *Problem) int {
 	if c := strings.Compare(a.Slice, b.Slice); c != 0 {
 		return c
 	}
-	if c := compareNatural(a.Field, b.Field); c != 0 {
+	if c := natural.Compare(a.Field, b.Field); c != 0 {
 		return c
 	}
 	// Only reached for identical Slice and Field (e.g. the same slice listed twice).
 	return strings.Compare(a.Error(), b.Error())
-}
-
-// compareNatural compares strings bytewise, except that runs of digits compare as
-// numbers, so "endpoints[2]" sorts before "endpoints[10]".
-func compareNatural(a, b string) int {
-	for a != "" && b != "" {
-		if isDigit(a[0]) && isDigit(b[0]) {
-			na, nb := digitRun(a), digitRun(b)
-			da, db := strings.TrimLeft(a[:na], "0"), strings.TrimLeft(b[:nb], "0")
-			if c := cmp.Compare(len(da), len(db)); c != 0 {
-				return c
-			}
-			if c := strings.Compare(da, db); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-			a, b = a[na:], b[nb:]
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func digitRun(s string) int {
-	n := 0
-	for n < len(s) && isDigit(s[n]) {
-		n++
-	}
-	return n
 }

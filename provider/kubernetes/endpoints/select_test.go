@@ -829,28 +829,6 @@ func TestSelectProblemOrder(t *testing.T) {
 	}, got)
 }
 
-func TestCompareNatural(t *testing.T) {
-	cases := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"a", "", 1},
-		{"endpoints[2]", "endpoints[10]", -1},
-		{"endpoints[10]", "endpoints[2]", 1},
-		{"endpoints[10].addresses[1]", "endpoints[10].addresses[0]", 1},
-		{"e[02]", "e[2]", 1},
-		{"addressType", "endpoints[0]", -1},
-		{"endpoints[1]", "ports[0]", -1},
-		{"x9", "x10", -1},
-		{"same", "same", 0},
-	}
-	for _, tc := range cases {
-		assert.Equal(t, tc.want, compareNatural(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
-		assert.Equal(t, -tc.want, compareNatural(tc.b, tc.a), "%q vs %q", tc.b, tc.a)
-	}
-}
-
 // ---- a larger mix, order independence ----
 
 // mix builds three slices of one dual-stack service, with overlaps and defects:

@@ -16,6 +16,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/natural"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
@@ -197,7 +198,7 @@ func (t *translator) run() {
 	t.finishCerts()
 	slices.SortStableFunc(t.errs, func(a, b *ObjectError) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(a.Name, b.Name), compareNatural(a.Field, b.Field))
+			cmp.Compare(a.Name, b.Name), natural.Compare(a.Field, b.Field))
 	})
 	t.errs = slices.CompactFunc(t.errs, func(a, b *ObjectError) bool { return a.Error() == b.Error() })
 }
@@ -648,35 +649,6 @@ func (t *translator) nodePortServers(svc *corev1.Service, p corev1.ServicePort, 
 	}
 	slices.SortFunc(servers, func(a, b dynamic.Server) int { return compareHostURLs(a.URL, b.URL) })
 	return servers, nil
-}
-
-// compareNatural compares strings with their runs of digits as numbers, so
-// that addresses[2] comes before addresses[10].
-func compareNatural(a, b string) int {
-	for a != "" && b != "" {
-		da, db := digits(a), digits(b)
-		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
-				return c
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func digits(s string) int {
-	n := 0
-	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
-		n++
-	}
-	return n
 }
 
 // compareHostURLs orders scheme://ip:port URLs by IP number, then as text.
