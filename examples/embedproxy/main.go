@@ -41,10 +41,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
 
 	"github.com/sliceway/sliceway/config/static"
@@ -89,7 +87,7 @@ func command(logs io.Writer) *cli.Command {
 		Configuration: cfg,
 		Resources:     []cli.ResourceLoader{&cli.FlagLoader{}, &cli.EnvLoader{Prefix: "EMBEDPROXY_"}},
 		Run: func([]string) error {
-			logger, err := newLogger(cfg.Log, logs)
+			logger, err := cfg.Log.NewLogger(logs)
 			if err != nil {
 				return err
 			}
@@ -102,23 +100,4 @@ func command(logs io.Writer) *cli.Command {
 			return inst.Wait()
 		},
 	}
-}
-
-// newLogger builds the structured logger: text (console) or JSON lines.
-func newLogger(cfg *static.Log, w io.Writer) (zerolog.Logger, error) {
-	if cfg == nil {
-		cfg = &static.Log{Level: "info", Format: "text"}
-	}
-	level, err := zerolog.ParseLevel(strings.ToLower(cfg.Level))
-	if err != nil || cfg.Level == "" {
-		return zerolog.Logger{}, fmt.Errorf("log.level %q: must be debug, info, warn or error", cfg.Level)
-	}
-	switch strings.ToLower(cfg.Format) {
-	case "json":
-	case "text", "":
-		w = zerolog.ConsoleWriter{Out: w, NoColor: true, TimeFormat: "15:04:05"}
-	default:
-		return zerolog.Logger{}, fmt.Errorf("log.format %q: must be text or json", cfg.Format)
-	}
-	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
 }

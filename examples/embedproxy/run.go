@@ -193,19 +193,7 @@ func openCluster(cfg *Configuration, logger zerolog.Logger) (kubernetes.Interfac
 	}
 	cs, more := k8s.NewFakeCluster(objs)
 	problems = append(problems, more...)
-	errs := 0
-	for _, pr := range problems {
-		ev := logger.Warn()
-		if !pr.Warning {
-			errs++
-			ev = logger.Error()
-		}
-		ev.Str("file", pr.File)
-		if pr.Document > 0 {
-			ev.Int("document", pr.Document)
-		}
-		ev.Msg(pr.Error())
-	}
+	errs := k8s.LogManifestProblems(logger, problems)
 	if len(objs) == 0 && errs > 0 {
 		return nil, errors.New("no usable object in the manifests")
 	}

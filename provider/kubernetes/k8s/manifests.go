@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rs/zerolog"
 	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -58,6 +59,25 @@ func (e *ManifestError) Error() string {
 }
 
 func (e *ManifestError) Unwrap() error { return e.Err }
+
+// LogManifestProblems logs each problem with its file and document in
+// structured fields, warnings as warnings, and returns how many are errors.
+func LogManifestProblems(logger zerolog.Logger, problems []*ManifestError) int {
+	errs := 0
+	for _, p := range problems {
+		ev := logger.Warn()
+		if !p.Warning {
+			errs++
+			ev = logger.Error()
+		}
+		ev = ev.Str("file", p.File)
+		if p.Document > 0 {
+			ev = ev.Int("document", p.Document)
+		}
+		ev.Msg(p.Error())
+	}
+	return errs
+}
 
 // manifestExtensions are the files read from a directory.
 var manifestExtensions = []string{".yaml", ".yml", ".json"}
