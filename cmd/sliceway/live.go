@@ -59,7 +59,7 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 }
 
 func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
-	logger, err := newLogger(cfg.Log, os.Stderr)
+	logger, err := cfg.Log.NewLogger(os.Stderr)
 	if err != nil {
 		return err
 	}

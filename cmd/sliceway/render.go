@@ -42,7 +42,7 @@ func renderCommand(out io.Writer) *cli.Command {
 var errUnusableInput = errors.New("some input could not be used (see the errors above)")
 
 func runRender(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
-	logger, err := newLogger(cfg.Log, os.Stderr)
+	logger, err := cfg.Log.NewLogger(os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,9 @@ func runRender(ctx context.Context, cfg *static.Configuration, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	logObjectErrors(logger, result.Errors)
+	for _, e := range result.Errors {
+		ingress.LogObjectError(logger, e)
+	}
 	if err := writeConfiguration(out, result.Configuration, cfg.Format); err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.I
 	cs, more := k8s.NewFakeCluster(objs)
 	problems = append(problems, more...)
 	copts.WatchNodes = true
-	errs := logManifestProblems(logger, problems)
+	errs := k8s.LogManifestProblems(logger, problems)
 	if len(objs) == 0 && errs > 0 {
 		return nil, copts, errs, errors.New("no usable object in the manifests")
 	}

@@ -132,7 +132,7 @@ func newServeMux(l *latest, m *metrics) *http.ServeMux {
 }
 
 func runServe(ctx context.Context, cfg *static.Configuration) error {
-	logger, err := newLogger(cfg.Log, os.Stderr)
+	logger, err := cfg.Log.NewLogger(os.Stderr)
 	if err != nil {
 		return err
 	}
