@@ -37,6 +37,9 @@ type ClientOptions struct {
 	// Notify, when set, is told of every event; updates that cannot change
 	// the output are passed with changed=false.
 	Notify k8s.Notify
+	// OnChange, when set, is told of the events that count, with their
+	// objects, before Notify.
+	OnChange k8s.OnChange
 }
 
 // Client watches the objects the provider reads through shared informers and
@@ -48,6 +51,7 @@ type Client struct {
 	selector labels.Selector
 	all      bool
 	notify   k8s.Notify
+	onChange k8s.OnChange
 	spaces   map[string]*namespaceInformers
 	cluster  informers.SharedInformerFactory
 	classes  netlisters.IngressClassLister
@@ -95,7 +99,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify}
+	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -138,8 +142,8 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 	}); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
 	}
-	if handler == nil && c.notify != nil {
-		handler = k8s.EventHandler(kind, c.notify)
+	if handler == nil && c.listens() {
+		handler = k8s.EventHandler(kind, c.notify, c.onChange)
 	}
 	if handler != nil {
 		if _, err := inf.AddEventHandler(handler); err != nil {
@@ -151,6 +155,9 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 	c.mu.Unlock()
 	return nil
 }
+
+// listens says whether anybody is told of events.
+func (c *Client) listens() bool { return c.notify != nil || c.onChange != nil }
 
 func (c *Client) addNodeInformer() (*namedSync, error) {
 	nodeInformer := c.cluster.Core().V1().Nodes()
@@ -204,9 +211,9 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 		transform      cache.TransformFunc
 		handler        cache.ResourceEventHandler
 	}{
-		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler(c.notify)},
+		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler()},
 		{"Service", "services", services.Informer(), nil, nil},
-		{"Secret", "secrets", secrets.Informer(), k8s.TransformSecret(c.refs.has), c.secretHandler(c.notify)},
+		{"Secret", "secrets", secrets.Informer(), k8s.TransformSecret(c.refs.has), c.secretHandler()},
 		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, nil},
 	} {
 		if err := c.track(s.kind, s.resource, ns, s.inf, s.transform, s.handler); err != nil {
@@ -323,6 +330,20 @@ func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 		}
 	}
 	return out
+}
+
+// Ingress returns one watched Ingress (nil when there is none, or when it
+// does not match the label selector): what an incremental render reads.
+func (s listerSnapshot) Ingress(namespace, name string) *netv1.Ingress {
+	ns := s.space(namespace)
+	if ns == nil {
+		return nil
+	}
+	ing, err := ns.ingresses.Ingresses(namespace).Get(name)
+	if err != nil || !s.c.selector.Matches(labels.Set(ing.Labels)) {
+		return nil
+	}
+	return ing
 }
 
 func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,9 +83,11 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	log := p.logger.With().Str("provider", ProviderName).Logger()
 
 	pending := make(chan struct{}, 1)
+	changes := &Changes{}
 	client, err := NewClient(cs, ClientOptions{
 		Namespaces:    p.Namespaces,
 		LabelSelector: p.LabelSelector,
+		OnChange:      changes.Record,
 		Notify: func(kind string, changed bool) {
 			p.observer.Event(kind, changed)
 			if changed {
@@ -124,8 +125,8 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		defer cancel()
 	}
 
-	r := renderer{p: p, client: client, log: log}
-	var last *dynamic.Configuration
+	r := renderer{p: p, client: client, log: log, engine: NewRenderer(p), changes: changes}
+	sent := false
 	throttle := time.Duration(p.ThrottleDuration)
 	// The initial adds are all in the caches now; a change that arrives
 	// during a render is rendered again after it.
@@ -134,15 +135,15 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	default:
 	}
 	for {
-		res := r.render(ctx)
+		res, changed := r.render(ctx)
 		if res != nil {
 			if status != nil {
 				status.update(res.Ingresses)
 			}
-			if last == nil || !reflect.DeepEqual(last, res.Configuration) {
+			if !sent || changed {
 				select {
 				case out <- dynamic.Message{ProviderName: ProviderName, Configuration: res.Configuration}:
-					last = res.Configuration
+					sent = true
 					p.observer.Sent()
 				case <-ctx.Done():
 					return nil
@@ -179,28 +180,34 @@ func (p *Provider) waitForCaches(ctx context.Context, client *Client, log zerolo
 	}
 }
 
-// renderer renders from the listers and logs the object errors that are new
-// since the previous render, so that a broken object is reported once and
-// not at every render.
+// renderer renders from the listers, again only what the recorded changes
+// touch, and logs the object errors that are new since the previous render,
+// so that a broken object is reported once and not at every render.
 type renderer struct {
 	p        *Provider
 	client   *Client
 	log      zerolog.Logger
+	engine   *Renderer
+	changes  *Changes
 	reported map[string]bool
 }
 
-func (r *renderer) render(ctx context.Context) *Result {
+// render says whether the configuration differs from the previous render's.
+func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	start := time.Now()
-	res := Translate(r.client.Snapshot(), r.p)
+	res, changed := r.engine.Render(r.client.Snapshot(), r.changes)
 	if res.NeedsNodes && !r.client.WatchesNodes() {
 		r.log.Info().Msg("a feature needs Nodes (service.nodeportlb, or topology.node without topology.zone): watching Nodes")
 		if err := r.client.EnsureNodes(ctx, time.Duration(r.p.SyncTimeout)); err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return nil, false
 			}
 			r.log.Error().Err(err).Msg("cannot watch Nodes: node-port services have no servers and zone hints are not used until they sync")
 		}
-		res = Translate(r.client.Snapshot(), r.p)
+		r.changes.All()
+		var again bool
+		res, again = r.engine.Render(r.client.Snapshot(), r.changes)
+		changed = changed || again
 	}
 	took := time.Since(start)
 	r.p.observer.Rendered(time.Now(), took, len(res.Errors))
@@ -214,8 +221,8 @@ func (r *renderer) render(ctx context.Context) *Result {
 	}
 	r.reported = now
 	r.log.Debug().Dur("took", took).Int("routers", len(res.Configuration.HTTP.Routers)).
-		Int("services", len(res.Configuration.HTTP.Services)).Msg("rendered")
-	return res
+		Int("services", len(res.Configuration.HTTP.Services)).Bool("changed", changed).Msg("rendered")
+	return res, changed
 }
 
 // LogObjectError logs one translation problem with the object in

@@ -75,24 +75,25 @@ func asIngress(obj any) *netv1.Ingress {
 // ingressHandler keeps the Secret references up to date, loads the data of
 // Secrets that just got referenced, then tells notify: in that order, so a
 // render never sees a new reference without its certificate.
-func (c *Client) ingressHandler(notify k8s.Notify) cache.ResourceEventHandler {
-	filter := k8s.EventHandler("Ingress", notify)
+func (c *Client) ingressHandler() cache.ResourceEventHandler {
+	filter := k8s.EventHandler("Ingress", c.notify, c.onChange)
+	notify := c.listens()
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			c.loadSecrets(c.refs.update(nil, asIngress(obj)))
-			if notify != nil {
+			if notify {
 				filter.OnAdd(obj, false)
 			}
 		},
 		UpdateFunc: func(old, new any) {
 			c.loadSecrets(c.refs.update(asIngress(old), asIngress(new)))
-			if notify != nil {
+			if notify {
 				filter.OnUpdate(old, new)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			c.refs.update(asIngress(obj), nil)
-			if notify != nil {
+			if notify {
 				filter.OnDelete(obj)
 			}
 		},
@@ -101,8 +102,9 @@ func (c *Client) ingressHandler(notify k8s.Notify) cache.ResourceEventHandler {
 
 // secretHandler catches the race where a Secret was transformed just
 // before an Ingress first referred to it: its data is loaded then.
-func (c *Client) secretHandler(notify k8s.Notify) cache.ResourceEventHandler {
-	filter := k8s.EventHandler("Secret", notify)
+func (c *Client) secretHandler() cache.ResourceEventHandler {
+	filter := k8s.EventHandler("Secret", c.notify, c.onChange)
+	notify := c.listens()
 	check := func(obj any) {
 		if s, ok := obj.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
 			c.loadSecrets([]string{s.Namespace + "/" + s.Name})
@@ -111,18 +113,18 @@ func (c *Client) secretHandler(notify k8s.Notify) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			check(obj)
-			if notify != nil {
+			if notify {
 				filter.OnAdd(obj, false)
 			}
 		},
 		UpdateFunc: func(old, new any) {
 			check(new)
-			if notify != nil {
+			if notify {
 				filter.OnUpdate(old, new)
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if notify != nil {
+			if notify {
 				filter.OnDelete(obj)
 			}
 		},

@@ -16,7 +16,6 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/internal/natural"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
@@ -40,78 +39,44 @@ const (
 
 // Result is the outcome of one translation: the configuration, and the
 // problems found with individual objects (their bad parts are left out).
+// A Result and its configuration are shared with later renders: read them,
+// never modify them.
 type Result struct {
 	Configuration *dynamic.Configuration
 	Errors        []*ObjectError
 	// Ingresses are the Ingresses this provider serves (their class is
 	// ours), whether or not all their paths could be used: the status
-	// writer publishes the load-balancer address on them.
+	// writer publishes the load-balancer address on them. Oldest first.
 	Ingresses []*netv1.Ingress
-	// NeedsNodes says that a Service asked for node ports (service.nodeportlb):
-	// the Nodes must be watched for its servers.
+	// NeedsNodes says that a Service asked for node ports (service.nodeportlb),
+	// or that topology hints need the zone of this proxy's Node: the Nodes
+	// must be watched.
 	NeedsNodes bool
 }
 
 // Translate builds the dynamic configuration of a cluster snapshot. It is
 // pure: it reads the snapshot, never writes to it, never logs, and reports
 // what is wrong with an object as an ObjectError while building the rest.
+// A provider that renders again and again keeps a Renderer instead, which
+// recomputes only what depends on the objects that changed.
 func Translate(snap Snapshot, opts *Provider) *Result {
-	t := &translator{
-		snap:     snap,
-		opts:     opts,
-		services: map[string]*builtService{},
-		routers:  map[string][]*pendingRouter{},
-		certs:    map[string]*dynamic.CertAndStores{},
-		conf: &dynamic.Configuration{
-			HTTP: &dynamic.HTTPConfiguration{
-				Routers:     map[string]*dynamic.Router{},
-				Services:    map[string]*dynamic.Service{},
-				Middlewares: map[string]*dynamic.Middleware{},
-			},
-		},
-	}
-	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
-	if err != nil {
-		policy = endpoints.TerminatingFallback
-	}
-	t.selectOpts = endpoints.Options{
-		Terminating:   policy,
-		AllowFQDN:     opts.AllowFQDNEndpoints,
-		AllowLoopback: opts.AllowLoopbackEndpoints,
-		Managers:      opts.EndpointSliceManagers,
-	}
-	t.locate()
-	t.run()
-	return &Result{Configuration: t.conf, Errors: t.errs, Ingresses: t.served, NeedsNodes: t.needsNodes}
-}
-
-type translator struct {
-	snap       Snapshot
-	opts       *Provider
-	selectOpts endpoints.Options
-
-	conf     *dynamic.Configuration
-	errs     []*ObjectError
-	services map[string]*builtService    // by service key, built once per translation
-	routers  map[string][]*pendingRouter // by router key, before conflicts are resolved
-	certs    map[string]*dynamic.CertAndStores
-
-	defaultBackendOwner string // namespace/name of the Ingress whose default backend is used
-	served              []*netv1.Ingress
-	needsNodes          bool
-}
-
-type builtService struct {
-	service *dynamic.Service
-	err     error
+	res, _ := NewRenderer(opts).Render(snap, nil)
+	return res
 }
 
 type pendingRouter struct {
 	router  *dynamic.Router
 	service *dynamic.Service // added with the router, so no service is left without one
-	ing     *netv1.Ingress   // for errors
+	key     string           // the router key, before conflicts are resolved
+	part    *ingressPart     // the Ingress it comes from
 	path    pathRef          // the Ingress path it comes from, for errors
-	order   int
+	index   int              // its place among the part's routers
+}
+
+// compareRouters orders the routers of one key: the older Ingress first,
+// then the Ingress's own order of paths.
+func compareRouters(a, b *pendingRouter) int {
+	return cmp.Or(compareParts(a.part, b.part), cmp.Compare(a.index, b.index))
 }
 
 // pathRef names an Ingress backend in errors; the text is only built when
@@ -134,22 +99,21 @@ func (p pathRef) backend() string {
 	return p.String() + ".backend"
 }
 
-func (t *translator) report(e *ObjectError) { t.errs = append(t.errs, e) }
-
 // locate finds where the proxy runs, for topology hints: the node from the
 // options (or NODE_NAME, resolved by Init), the zone from the options or
 // else from the Node's zone label, which needs the Nodes watched.
-func (t *translator) locate() {
-	node, zone := t.opts.nodeName, ""
-	if tp := t.opts.Topology; tp != nil {
+func (e *engine) locate() {
+	e.locErrs, e.locNodes = nil, false
+	node, zone := e.opts.nodeName, ""
+	if tp := e.opts.Topology; tp != nil {
 		if tp.Node != "" {
 			node = tp.Node
 		}
 		zone = tp.Zone
 	}
 	if node != "" && zone == "" {
-		t.needsNodes = true
-		if nodes := t.snap.Nodes(); nodes != nil {
+		e.locNodes = true
+		if nodes := e.snap.Nodes(); nodes != nil {
 			found := false
 			for _, n := range nodes {
 				if n != nil && n.Name == node {
@@ -160,47 +124,15 @@ func (t *translator) locate() {
 			}
 			switch {
 			case !found:
-				t.report(&ObjectError{Kind: "Node", Name: node, Severity: SeverityWarning,
+				e.locErrs = append(e.locErrs, &ObjectError{Kind: "Node", Name: node, Severity: SeverityWarning,
 					Err: errors.New("this proxy's node (topology.node or NODE_NAME) does not exist: zone hints are not used")})
 			case zone == "":
-				t.report(&ObjectError{Kind: "Node", Name: node, Field: "metadata.labels[" + corev1.LabelTopologyZone + "]", Severity: SeverityWarning,
+				e.locErrs = append(e.locErrs, &ObjectError{Kind: "Node", Name: node, Field: "metadata.labels[" + corev1.LabelTopologyZone + "]", Severity: SeverityWarning,
 					Err: errors.New("this proxy's node has no zone label: zone hints are not used (set topology.zone)")})
 			}
 		}
 	}
-	t.selectOpts.Node, t.selectOpts.Zone = node, zone
-}
-
-func (t *translator) ingressError(ing *netv1.Ingress, field string, sev Severity, err error) {
-	t.report(&ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: field, Severity: sev, Err: err})
-}
-
-func (t *translator) run() {
-	classes := t.classes()
-	ingresses := slices.Clone(t.snap.Ingresses())
-	// Oldest first, so that a newer Ingress cannot take the default backend
-	// of an older one; names break ties so the order is total.
-	slices.SortFunc(ingresses, func(a, b *netv1.Ingress) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
-	order := 0
-	for _, ing := range ingresses {
-		if ing == nil || !classes.serves(ing, t.opts.IngressClass) {
-			continue
-		}
-		t.served = append(t.served, ing)
-		order = t.ingress(ing, order)
-	}
-	t.resolveRouters()
-	t.finishCerts()
-	slices.SortStableFunc(t.errs, func(a, b *ObjectError) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(a.Name, b.Name), natural.Compare(a.Field, b.Field))
-	})
-	t.errs = slices.CompactFunc(t.errs, func(a, b *ObjectError) bool { return a.Error() == b.Error() })
+	e.selectOpts.Node, e.selectOpts.Zone = node, zone
 }
 
 // classSet is what the IngressClasses of the cluster say about which
@@ -211,14 +143,14 @@ type classSet struct {
 	defaultIsOurs bool
 }
 
-func (t *translator) classes() classSet {
+func (e *engine) readClasses() classSet {
 	cs := classSet{ours: map[string]bool{}}
-	for _, ic := range t.snap.IngressClasses() {
+	for _, ic := range e.snap.IngressClasses() {
 		if ic == nil {
 			continue
 		}
 		isDefault := ic.Annotations[AnnotationDefaultClass] == "true"
-		ours := ic.Spec.Controller == ControllerName && (t.opts.IngressClass == "" || ic.Name == t.opts.IngressClass)
+		ours := ic.Spec.Controller == ControllerName && (e.opts.IngressClass == "" || ic.Name == e.opts.IngressClass)
 		if ours {
 			cs.ours[ic.Name] = true
 		}
@@ -248,7 +180,13 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 	return option == ""
 }
 
-func (t *translator) ingress(ing *netv1.Ingress, order int) int {
+// translateIngress builds what one served Ingress contributes: its routers,
+// its default-backend candidate, its certificates and its problems. It
+// depends on the Ingress, the Services and EndpointSlices it names (through
+// the service entries) and its Secrets, and on nothing another Ingress says:
+// conflicts between Ingresses are settled when the parts are assembled.
+func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
+	p := &ingressPart{key: ing.Namespace + "/" + ing.Name, ing: ing}
 	ra, err := parseRouterAnnotations(ing.Annotations)
 	if err != nil {
 		field := "metadata.annotations"
@@ -257,14 +195,14 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 			field = fmt.Sprintf("metadata.annotations[%s]", ae.Annotation)
 			err = ae.Err
 		}
-		t.ingressError(ing, field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
-		return order
+		p.errorf(field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
+		return p
 	}
 
-	t.ingressCerts(ing)
+	e.ingressCerts(p)
 
 	if db := ing.Spec.DefaultBackend; db != nil {
-		t.defaultBackend(ing, db, ra)
+		e.defaultBackend(p, db, ra)
 	}
 
 	for i, rule := range ing.Spec.Rules {
@@ -272,34 +210,34 @@ func (t *translator) ingress(ing *netv1.Ingress, order int) int {
 			continue
 		}
 		if err := checkHost(rule.Host); err != nil {
-			t.ingressError(ing, "spec.rules["+strconv.Itoa(i)+"].host", SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
+			p.errorf("spec.rules["+strconv.Itoa(i)+"].host", SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
 			ref := pathRef{rule: i, path: j}
 			if err := checkPath(path, ra.PathMatcher); err != nil {
-				t.ingressError(ing, ref.String()+".path", SeverityError, fmt.Errorf("%w (the path is skipped)", err))
+				p.errorf(ref.String()+".path", SeverityError, fmt.Errorf("%w (the path is skipped)", err))
 				continue
 			}
-			svc, key, port, ok := t.backend(ing, ref, path.Backend)
-			if !ok {
+			svc, key, port, errs := e.backend(p, ref, path.Backend)
+			if errs != nil {
+				p.errs = append(p.errs, errs...)
 				continue
 			}
 			pr := newPendingRouter(ra, key)
-			pr.service, pr.ing, pr.path, pr.order = svc, ing, ref, order
+			pr.service, pr.part, pr.path, pr.index = svc, p, ref, len(p.routers)
 			rt := pr.router
-			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, t.opts.StrictPrefixMatching)
+			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, e.opts.StrictPrefixMatching)
 			rt.Priority = ra.Priority
-			if rt.Priority == 0 && t.opts.StrictPrefixMatching {
+			if rt.Priority == 0 && e.opts.StrictPrefixMatching {
 				rt.Priority = specPriority(rule.Host, path)
 			}
 			setObservability(rt, &pr.obs, ing, path.Backend.Service.Name, port)
-			rk := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
-			t.routers[rk] = append(t.routers[rk], &pr.pendingRouter)
-			order++
+			pr.key = routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+			p.routers = append(p.routers, &pr.pendingRouter)
 		}
 	}
-	return order
+	return p
 }
 
 // routerAlloc holds a router and everything it points to, so that a router
@@ -360,84 +298,87 @@ func setObservability(rt *dynamic.Router, a *observabilityAlloc, ing *netv1.Ingr
 	rt.Observability = &a.cfg
 }
 
-func (t *translator) defaultBackend(ing *netv1.Ingress, db *netv1.IngressBackend, ra *routerAnnotations) {
-	self := ing.Namespace + "/" + ing.Name
-	if t.defaultBackendOwner != "" {
-		t.ingressError(ing, "spec.defaultBackend", SeverityError,
-			fmt.Errorf("the default backend is already defined by Ingress %s, which is older", t.defaultBackendOwner))
+// defaultBackend resolves the Ingress's spec.defaultBackend. Whether it is
+// used depends on the other Ingresses (the oldest usable one wins), so the
+// part only holds the candidate.
+func (e *engine) defaultBackend(p *ingressPart, db *netv1.IngressBackend, ra *routerAnnotations) {
+	c := &defaultCandidate{}
+	p.defaultBackend = c
+	svc, _, port, errs := e.backend(p, pathRef{rule: -1}, *db)
+	if errs != nil {
+		c.errs = errs
 		return
 	}
-	svc, _, port, ok := t.backend(ing, pathRef{rule: -1}, *db)
-	if !ok {
-		return
-	}
-	t.defaultBackendOwner = self
-	rt := newRouter(ra, DefaultBackendName)
-	rt.Rule = `PathPrefix("/")`
-	rt.Priority = math.MinInt32
-	setObservability(rt, &observabilityAlloc{}, ing, db.Service.Name, port)
-	t.conf.HTTP.Routers[DefaultRouterName] = rt
-	t.conf.HTTP.Services[DefaultBackendName] = svc
+	c.router = newRouter(ra, DefaultBackendName)
+	c.router.Rule = `PathPrefix("/")`
+	c.router.Priority = math.MinInt32
+	setObservability(c.router, &observabilityAlloc{}, p.ing, db.Service.Name, port)
+	c.service = svc
 }
 
-// backend resolves an Ingress backend to its service, building it on first
-// use, and returns the service's key. It reports why when it cannot.
-func (t *translator) backend(ing *netv1.Ingress, ref pathRef, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, ok bool) {
+// backend resolves an Ingress backend to its service, through the entry of
+// the Service port (built on first use), and returns the service's key. When
+// it cannot, it returns the problems, as errors of the Ingress.
+func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, errs []*ObjectError) {
+	ing := p.ing
+	fail := func(field string, err error) []*ObjectError {
+		return []*ObjectError{{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: ref.backend() + field, Severity: SeverityError, Err: err}}
+	}
 	if b.Resource != nil {
-		t.ingressError(ing, ref.backend()+".resource", SeverityError, errors.New("resource backends are not supported"))
-		return nil, "", "", false
+		return nil, "", "", fail(".resource", errors.New("resource backends are not supported"))
 	}
 	if b.Service == nil {
-		t.ingressError(ing, ref.backend()+".service", SeverityError, errors.New("no service is given"))
-		return nil, "", "", false
+		return nil, "", "", fail(".service", errors.New("no service is given"))
 	}
 	port = b.Service.Port.Name
+	id := ing.Namespace + "/" + b.Service.Name + "/" + port
 	if port == "" {
 		port = strconv.Itoa(int(b.Service.Port.Number))
+		id = ing.Namespace + "/" + b.Service.Name + "/#" + port
 	}
-	key = serviceKey(ing.Namespace, b.Service.Name, port)
-	built, seen := t.services[key]
-	if !seen {
-		svc, err := t.buildService(ing.Namespace, b.Service)
-		built = &builtService{service: svc, err: err}
-		t.services[key] = built
+	en := e.entry(id, ing.Namespace, b.Service, port)
+	p.use(en)
+	if en.err != nil {
+		return nil, "", "", fail(".service", en.err)
 	}
-	if built.err != nil {
-		t.ingressError(ing, ref.backend()+".service", SeverityError, built.err)
-		return nil, "", "", false
-	}
-	if len(built.service.LoadBalancer.Servers) == 0 && !t.opts.AllowEmptyServices {
-		t.ingressError(ing, ref.backend()+".service", SeverityError,
+	if len(en.service.LoadBalancer.Servers) == 0 && !e.opts.AllowEmptyServices {
+		return nil, "", "", fail(".service",
 			fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", ing.Namespace, b.Service.Name, port))
-		return nil, "", "", false
 	}
-	return built.service, key, port, true
+	return en.service, en.name, port, nil
 }
 
-// buildService builds the load balancer of one Service port.
-func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBackend) (*dynamic.Service, error) {
-	svc := t.snap.Service(namespace, sb.Name)
+// buildService builds the load balancer of one Service port into en:
+// the service or the reason there is none, and the problems of the Service
+// and its EndpointSlices.
+func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.IngressServiceBackend) {
+	svc := en.svc
 	if svc == nil {
-		return nil, fmt.Errorf("service %s/%s not found", namespace, sb.Name)
+		en.err = fmt.Errorf("service %s/%s not found", namespace, sb.Name)
+		return
 	}
-	if svc.Spec.Type == corev1.ServiceTypeExternalName && !t.opts.AllowExternalNameServices {
-		return nil, fmt.Errorf("service %s/%s is of type ExternalName, which allowExternalNameServices does not allow", namespace, sb.Name)
+	if svc.Spec.Type == corev1.ServiceTypeExternalName && !e.opts.AllowExternalNameServices {
+		en.err = fmt.Errorf("service %s/%s is of type ExternalName, which allowExternalNameServices does not allow", namespace, sb.Name)
+		return
 	}
 	portSpec, found := servicePort(svc, sb.Port)
 	if !found {
-		return nil, fmt.Errorf("service %s/%s has no port %s", namespace, sb.Name, portString(sb.Port))
+		en.err = fmt.Errorf("service %s/%s has no port %s", namespace, sb.Name, portString(sb.Port))
+		return
 	}
 	if portSpec.Protocol != "" && portSpec.Protocol != corev1.ProtocolTCP {
-		return nil, fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), portSpec.Protocol)
+		en.err = fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), portSpec.Protocol)
+		return
 	}
 	sa, err := parseServiceAnnotations(svc.Annotations)
 	if err != nil {
 		var ae *annotationError
 		if errors.As(err, &ae) {
-			t.report(&ObjectError{Kind: "Service", Namespace: namespace, Name: sb.Name,
+			en.errs = append(en.errs, &ObjectError{Kind: "Service", Namespace: namespace, Name: sb.Name,
 				Field: fmt.Sprintf("metadata.annotations[%s]", ae.Annotation), Severity: SeverityError, Err: ae.Err})
 		}
-		return nil, fmt.Errorf("service %s/%s has an invalid annotation: %w", namespace, sb.Name, err)
+		en.err = fmt.Errorf("service %s/%s has an invalid annotation: %w", namespace, sb.Name, err)
+		return
 	}
 
 	lb := dynamic.NewServersLoadBalancer()
@@ -456,39 +397,76 @@ func (t *translator) buildService(namespace string, sb *netv1.IngressServiceBack
 	lb.ServersTransport = sa.ServersTransport
 	scheme := serverScheme(portSpec, sa)
 
-	nativeLB := t.opts.NativeLBByDefault
+	nativeLB := e.opts.NativeLBByDefault
 	if sa.NativeLB != nil {
 		nativeLB = *sa.NativeLB
 	}
 
 	switch {
 	case sa.NodePortLB && svc.Spec.Type == corev1.ServiceTypeNodePort:
-		t.needsNodes = true
-		lb.Servers, err = t.nodePortServers(svc, portSpec, scheme)
+		en.nodes = true
+		lb.Servers, err = e.nodePortServers(svc, portSpec, scheme)
 	case svc.Spec.Type == corev1.ServiceTypeExternalName:
-		if reason := t.refusedExternalName(svc.Spec.ExternalName); reason != "" {
-			return nil, fmt.Errorf("service %s/%s: externalName %q is %s: never used as a server", namespace, sb.Name, svc.Spec.ExternalName, reason)
+		if reason := e.refusedExternalName(svc.Spec.ExternalName); reason != "" {
+			en.err = fmt.Errorf("service %s/%s: externalName %q is %s: never used as a server", namespace, sb.Name, svc.Spec.ExternalName, reason)
+			return
 		}
 		lb.Servers = []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(portSpec.Port)))}}
 	case nativeLB:
 		lb.Servers, err = clusterIPServers(svc, portSpec, scheme)
 	default:
-		lb.Servers = t.endpointServers(svc, portSpec, scheme)
+		lb.Servers = e.endpointServers(en, svc, portSpec, scheme)
 	}
 	if err != nil {
-		return nil, err
+		en.err = err
+		return
 	}
-	return &dynamic.Service{LoadBalancer: lb}, nil
+	en.service = &dynamic.Service{LoadBalancer: lb}
+}
+
+// ingressCerts loads the certificates of the Ingress's spec.tls entries.
+func (e *engine) ingressCerts(p *ingressPart) {
+	ing := p.ing
+	for i, entry := range ing.Spec.TLS {
+		if entry.SecretName == "" {
+			continue
+		}
+		p.secrets = appendNew(p.secrets, ing.Namespace+"/"+entry.SecretName)
+		key := ing.Namespace + "-" + entry.SecretName
+		if slices.ContainsFunc(p.certs, func(c certUse) bool { return c.key == key }) {
+			continue
+		}
+		field := fmt.Sprintf("spec.tls[%d].secretName", i)
+		secret := e.snap.Secret(ing.Namespace, entry.SecretName)
+		if secret == nil {
+			p.errorf(field, SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
+			continue
+		}
+		cert, err := (&e.opts.certs).check(secret)
+		if err != nil {
+			p.errorf(field, SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
+			continue
+		}
+		p.certs = append(p.certs, certUse{key: key, cert: cert})
+	}
+}
+
+// appendNew appends s unless list holds it already.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // refusedExternalName applies the address rules of EndpointSlices to an
 // ExternalName target: no metadata, link-local, multicast or unspecified IP
 // literal, and no loopback (IP or localhost) unless allowed.
-func (t *translator) refusedExternalName(name string) string {
+func (e *engine) refusedExternalName(name string) string {
 	if ip, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
-		return endpoints.RefusedAddress(ip, t.opts.AllowLoopbackEndpoints)
+		return endpoints.RefusedAddress(ip, e.opts.AllowLoopbackEndpoints)
 	}
-	return endpoints.RefusedName(name, t.opts.AllowLoopbackEndpoints)
+	return endpoints.RefusedName(name, e.opts.AllowLoopbackEndpoints)
 }
 
 // servicePort finds the Service port an Ingress backend refers to, by number
@@ -524,8 +502,8 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 // addressTypes are the slice address types to use for a Service, by the
 // ipFamily option: the Service's primary family, one family, or both. A
 // Service without ipFamilies (headless, ExternalName, old objects) uses both.
-func (t *translator) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
-	switch strings.ToLower(t.opts.IPFamily) {
+func (e *engine) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
+	switch strings.ToLower(e.opts.IPFamily) {
 	case IPFamilyIPv4:
 		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
 	case IPFamilyIPv6:
@@ -545,14 +523,14 @@ func (t *translator) addressTypes(svc *corev1.Service) []discoveryv1.AddressType
 	return nil
 }
 
-func (t *translator) endpointServers(svc *corev1.Service, p corev1.ServicePort, scheme string) []dynamic.Server {
-	opts := t.selectOpts
-	opts.AddressTypes = t.addressTypes(svc)
+func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string) []dynamic.Server {
+	opts := e.selectOpts
+	opts.AddressTypes = e.addressTypes(svc)
 	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
-	backends, problems := endpoints.Select(t.snap.EndpointSlices(svc.Namespace, svc.Name), p.Name, opts)
+	backends, problems := endpoints.Select(en.slices, p.Name, opts)
 	for _, pr := range problems {
 		ns, name, _ := strings.Cut(pr.Slice, "/")
-		t.report(&ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
+		en.errs = append(en.errs, &ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
 	}
 	if len(backends) == 0 {
 		return nil
@@ -625,14 +603,14 @@ func clusterIPServers(svc *corev1.Service, p corev1.ServicePort, scheme string) 
 	return []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(int(p.Port)))}}, nil
 }
 
-func (t *translator) nodePortServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
+func (e *engine) nodePortServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
 	if p.NodePort == 0 {
 		return nil, fmt.Errorf("service %s/%s port %d has no node port", svc.Namespace, svc.Name, p.Port)
 	}
 	port := strconv.Itoa(int(p.NodePort))
 	seen := map[string]bool{}
 	var servers []dynamic.Server
-	for _, node := range t.snap.Nodes() {
+	for _, node := range e.snap.Nodes() {
 		if node == nil {
 			continue
 		}
@@ -671,79 +649,4 @@ func urlAddr(u string) (netip.Addr, bool) {
 	}
 	ip, err := netip.ParseAddr(host)
 	return ip, err == nil
-}
-
-// resolveRouters puts the routers in the configuration under their keys;
-// routers that share a key get the hash of their rule appended.
-func (t *translator) resolveRouters() {
-	keys := make([]string, 0, len(t.routers))
-	for k := range t.routers {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		prs := t.routers[key]
-		// A path whose key is the default backend's router name is renamed
-		// like a conflict, so that neither hides the other.
-		_, reserved := t.conf.HTTP.Routers[key]
-		if len(prs) == 1 && !reserved {
-			t.addRouter(key, prs[0])
-			continue
-		}
-		slices.SortFunc(prs, func(a, b *pendingRouter) int { return cmp.Compare(a.order, b.order) })
-		for _, pr := range prs {
-			t.addRouter(hashedRouterKey(key, pr.router.Rule), pr)
-		}
-	}
-}
-
-func (t *translator) addRouter(key string, pr *pendingRouter) {
-	if _, taken := t.conf.HTTP.Routers[key]; taken {
-		t.report(&ObjectError{Kind: "Ingress", Namespace: pr.ing.Namespace, Name: pr.ing.Name, Field: pr.path.String(), Severity: SeverityError,
-			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", key)})
-		return
-	}
-	t.conf.HTTP.Routers[key] = pr.router
-	t.conf.HTTP.Services[pr.router.Service] = pr.service
-}
-
-// ingressCerts loads the certificates of the Ingress's spec.tls entries.
-func (t *translator) ingressCerts(ing *netv1.Ingress) {
-	for i, entry := range ing.Spec.TLS {
-		if entry.SecretName == "" {
-			continue
-		}
-		key := ing.Namespace + "-" + entry.SecretName
-		if _, done := t.certs[key]; done {
-			continue
-		}
-		field := fmt.Sprintf("spec.tls[%d].secretName", i)
-		secret := t.snap.Secret(ing.Namespace, entry.SecretName)
-		if secret == nil {
-			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
-			continue
-		}
-		cert, err := (&t.opts.certs).check(secret)
-		if err != nil {
-			t.ingressError(ing, field, SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
-			continue
-		}
-		t.certs[key] = cert
-	}
-}
-
-func (t *translator) finishCerts() {
-	if len(t.certs) == 0 {
-		return
-	}
-	keys := make([]string, 0, len(t.certs))
-	for k := range t.certs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	certs := make([]*dynamic.CertAndStores, 0, len(keys))
-	for _, k := range keys {
-		certs = append(certs, t.certs[k])
-	}
-	t.conf.TLS = &dynamic.TLSConfiguration{Certificates: certs}
 }

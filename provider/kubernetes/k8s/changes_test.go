@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -596,8 +597,17 @@ func TestEventHandler(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, notify := recordNotify()
-			tc.event(EventHandler("EndpointSlice", notify))
+			var changes []string
+			tc.event(EventHandler("EndpointSlice", notify, func(kind string, old, new any) {
+				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
+			}))
 			assert.Equal(t, []notification{tc.want}, *got)
+			// OnChange hears exactly the events that count, with their objects.
+			if tc.want.changed {
+				assert.Len(t, changes, 1)
+			} else {
+				assert.Empty(t, changes)
+			}
 		})
 	}
 }
@@ -624,7 +634,10 @@ func TestEventHandlerPassesItsKind(t *testing.T) {
 	for _, o := range objects {
 		t.Run(o.kind, func(t *testing.T) {
 			got, notify := recordNotify()
-			h := EventHandler(o.kind, notify)
+			var changes []string
+			h := EventHandler(o.kind, notify, func(kind string, old, new any) {
+				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
+			})
 			old := o.obj()
 			filtered := o.obj()
 			filtered.(metav1.Object).SetResourceVersion("1000")
@@ -636,6 +649,8 @@ func TestEventHandlerPassesItsKind(t *testing.T) {
 			h.OnUpdate(filtered, changed)
 			h.OnDelete(changed)
 			assert.Equal(t, []notification{{o.kind, true}, {o.kind, false}, {o.kind, true}, {o.kind, true}}, *got)
+			k := o.kind
+			assert.Equal(t, []string{k + " old=false new=true", k + " old=true new=true", k + " old=true new=false"}, changes)
 		})
 	}
 }

@@ -9,20 +9,35 @@ import (
 // the event can change the output (false for a dropped update).
 type Notify func(kind string, changed bool)
 
+// OnChange is told of the events that count, with the objects: nil and the
+// new object for an add, the old and the new one for an update, the old one
+// (possibly a cache.DeletedFinalStateUnknown) and nil for a delete. Renderers
+// use it to recompute only what depends on the objects that changed.
+type OnChange func(kind string, old, new any)
+
 // EventHandler is the change filter at the door: adds and deletes always
 // count; an update counts only when Changed says it can change the output.
 // A resync (same resourceVersion) is dropped without looking further.
-func EventHandler(kind string, notify Notify) cache.ResourceEventHandler {
+// notify and onChange may be nil.
+func EventHandler(kind string, notify Notify, onChange OnChange) cache.ResourceEventHandler {
+	tell := func(changed bool, old, new any) {
+		if changed && onChange != nil {
+			onChange(kind, old, new)
+		}
+		if notify != nil {
+			notify(kind, changed)
+		}
+	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { notify(kind, true) },
+		AddFunc: func(obj any) { tell(true, nil, obj) },
 		UpdateFunc: func(old, new any) {
 			if sameVersion(old, new) {
-				notify(kind, false)
+				tell(false, old, new)
 				return
 			}
-			notify(kind, Changed(old, new))
+			tell(Changed(old, new), old, new)
 		},
-		DeleteFunc: func(any) { notify(kind, true) },
+		DeleteFunc: func(obj any) { tell(true, obj, nil) },
 	}
 }
 

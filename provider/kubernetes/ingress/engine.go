@@ -1,0 +1,943 @@
+package ingress
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/natural"
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+)
+
+// Renderer translates snapshots of one cluster again and again. It keeps
+// the last translation in parts (what each Ingress contributes, the load
+// balancer of each Service port) and, told which objects changed, recomputes
+// only the parts that depend on them: a changed EndpointSlice costs the
+// rebuild of its Service's load balancer and of the routers of the
+// Ingresses that use it, not a rebuild of the whole configuration. The
+// result is the same as a full translation of the same snapshot.
+//
+// A Renderer is not safe for concurrent use; Changes is.
+type Renderer struct {
+	e *engine
+}
+
+// NewRenderer returns a renderer with the options; they must not change
+// while it is used.
+func NewRenderer(opts *Provider) *Renderer {
+	e := &engine{opts: opts}
+	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
+	if err != nil {
+		policy = endpoints.TerminatingFallback
+	}
+	e.selectOpts = endpoints.Options{
+		Terminating:   policy,
+		AllowFQDN:     opts.AllowFQDNEndpoints,
+		AllowLoopback: opts.AllowLoopbackEndpoints,
+		Managers:      opts.EndpointSliceManagers,
+	}
+	return &Renderer{e: e}
+}
+
+// Render translates snap. The first render, a nil changes, changes that
+// say everything may have changed, or a snapshot that cannot look up one
+// Ingress translate everything; otherwise only what depends on the objects
+// in changes is translated again. changed says whether the configuration
+// differs from the previous render's; when it does not, the previous
+// configuration is returned again.
+func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed bool) {
+	e := r.e
+	e.snap = snap
+	defer func() { e.snap = nil }()
+	set := changes.take()
+	getter, canLookUp := snap.(ingressGetter)
+	switch {
+	case e.res == nil || set.full || !canLookUp,
+		set.nodes && (e.locNodes || e.nodeEntries > 0):
+		return e.full()
+	}
+	return e.incremental(getter, set)
+}
+
+// ingressGetter is what an incremental render needs of a snapshot beyond
+// Snapshot: one Ingress by name (nil when it is gone or not watched).
+type ingressGetter interface {
+	Ingress(namespace, name string) *netv1.Ingress
+}
+
+// Changes collects which objects changed since the last render, from the
+// informers' events (Record is a k8s.OnChange). It is safe for concurrent
+// use; the zero value is ready.
+type Changes struct {
+	mu  sync.Mutex
+	set changeSet
+}
+
+type changeSet struct {
+	full      bool                // something every part may depend on (an IngressClass)
+	nodes     bool                // a Node: node ports and the zone of this proxy
+	ingresses map[string]struct{} // namespace/name
+	services  map[string]struct{} // namespace/name of Services, also for their EndpointSlices
+	secrets   map[string]struct{} // namespace/name
+}
+
+// All says that everything may have changed: the next render is full.
+func (c *Changes) All() {
+	c.mu.Lock()
+	c.set.full = true
+	c.mu.Unlock()
+}
+
+// Record notes the objects of an informer event that counts: nil and the
+// new object for an add, old and new for an update, the old one (or its
+// tombstone) for a delete.
+func (c *Changes) Record(kind string, old, new any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, obj := range [2]any{old, new} {
+		if obj != nil {
+			c.set.record(kind, obj)
+		}
+	}
+}
+
+func (s *changeSet) record(kind string, obj any) {
+	key := ""
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		key, obj = tomb.Key, tomb.Obj
+	}
+	var labels map[string]string
+	if m, err := meta.Accessor(obj); err == nil {
+		key, labels = m.GetNamespace()+"/"+m.GetName(), m.GetLabels()
+	}
+	add := func(set *map[string]struct{}, key string) {
+		if *set == nil {
+			*set = map[string]struct{}{}
+		}
+		(*set)[key] = struct{}{}
+	}
+	switch {
+	case kind == "Node":
+		s.nodes = true
+	case key == "" || !strings.Contains(key, "/"):
+		s.full = true // nothing to tell which parts depend on it
+	case kind == "Ingress":
+		add(&s.ingresses, key)
+	case kind == "Service":
+		add(&s.services, key)
+	case kind == "Secret":
+		add(&s.secrets, key)
+	case kind == "EndpointSlice":
+		if labels == nil {
+			s.full = true // a tombstone without its object: which Service?
+		} else if svc := labels[discoveryv1.LabelServiceName]; svc != "" {
+			ns, _, _ := strings.Cut(key, "/")
+			add(&s.services, ns+"/"+svc)
+		}
+	default:
+		s.full = true
+	}
+}
+
+// take returns what changed and starts a new collection. A nil Changes
+// says everything changed.
+func (c *Changes) take() changeSet {
+	if c == nil {
+		return changeSet{full: true}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set := c.set
+	c.set = changeSet{}
+	return set
+}
+
+// engine holds the parts of the last translation and assembles them.
+type engine struct {
+	opts       *Provider
+	snap       Snapshot // during a render
+	selectOpts endpoints.Options
+
+	classes  classSet
+	locErrs  []*ObjectError // about this proxy's Node
+	locNodes bool           // the zone comes from this proxy's Node
+
+	parts       map[string]*ingressPart  // the served Ingresses, by namespace/name
+	served      []*ingressPart           // the same, oldest first
+	entries     map[string]*serviceEntry // the Service ports in use
+	svcUsers    map[string]map[*ingressPart]struct{}
+	secUsers    map[string]map[*ingressPart]struct{}
+	errParts    map[*ingressPart]struct{}
+	errEntries  map[*serviceEntry]struct{}
+	nodeEntries int // entries in use that read the Nodes
+
+	// During a render: the entries of Services that changed (or, in a full
+	// render, all previous entries), and whether an entry whose Service and
+	// EndpointSlices are the same objects may be taken whole.
+	stale  map[string]*serviceEntry
+	reuse  bool
+	zeroed []*serviceEntry // entries that lost their last user
+
+	conf      *dynamic.Configuration
+	groups    map[string]*routerGroup
+	svcRefs   map[string]*svcRef
+	certRefs  map[string]*certRef
+	dbParts   map[*ingressPart]struct{}
+	dbErrs    []*ObjectError
+	asmErrs   []*ObjectError
+	irregular bool // the last assembly met name conflicts: assemble in full until it does not
+	res       *Result
+	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
+	stats     RenderStats
+}
+
+// RenderStats count a Renderer's renders by kind.
+type RenderStats struct {
+	// Full renders translated everything: the first one, and those after a
+	// change that every part may depend on (an IngressClass, a Node that
+	// the configuration reads).
+	Full int
+	// Incremental renders translated only the Ingresses that depend on the
+	// changed objects.
+	Incremental int
+	// Reassembled renders translated incrementally but then had to name
+	// all routers again, because the names of routers in conflict depend on
+	// their order.
+	Reassembled int
+	// Parts is how many Ingresses the incremental renders translated.
+	Parts int
+}
+
+// Stats returns the counts of renders so far.
+func (r *Renderer) Stats() RenderStats { return r.e.stats }
+
+// ingressPart is what one served Ingress contributes.
+type ingressPart struct {
+	key            string
+	ing            *netv1.Ingress
+	errs           []*ObjectError
+	routers        []*pendingRouter
+	defaultBackend *defaultCandidate
+	certs          []certUse
+	entries        []*serviceEntry
+	secrets        []string // namespace/name
+}
+
+func (p *ingressPart) errorf(field string, sev Severity, err error) {
+	p.errs = append(p.errs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: field, Severity: sev, Err: err})
+}
+
+func (p *ingressPart) use(en *serviceEntry) {
+	if !slices.Contains(p.entries, en) {
+		p.entries = append(p.entries, en)
+	}
+}
+
+// compareParts orders Ingresses oldest first, so that a newer Ingress
+// cannot take the default backend or a router name of an older one; names
+// break ties so the order is total.
+func compareParts(a, b *ingressPart) int {
+	if c := a.ing.CreationTimestamp.Compare(b.ing.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(a.ing.Namespace, b.ing.Namespace), cmp.Compare(a.ing.Name, b.ing.Name))
+}
+
+type defaultCandidate struct {
+	router  *dynamic.Router // nil when the backend cannot be used
+	service *dynamic.Service
+	errs    []*ObjectError // why it cannot, reported unless an older Ingress has the default backend
+}
+
+type certUse struct {
+	key  string // namespace-secretName
+	cert *dynamic.CertAndStores
+}
+
+// serviceEntry is the load balancer of one Service port, shared by the
+// Ingress paths that name it.
+type serviceEntry struct {
+	id     string // namespace/service/port (#number for a port number)
+	svcKey string // namespace/service
+	name   string // the service's name in the configuration
+
+	svc    *corev1.Service // the objects it was built from
+	slices []*discoveryv1.EndpointSlice
+
+	service *dynamic.Service
+	err     error          // why the Service port has no load balancer
+	errs    []*ObjectError // problems of the Service and its slices, reported while it is used
+	nodes   bool           // built from the Nodes (node ports)
+	users   int
+}
+
+type routerGroup struct {
+	key     string
+	members []*pendingRouter
+	names   []string // the router names given to the members
+}
+
+type svcRef struct {
+	count   int
+	service *dynamic.Service
+}
+
+type certRef struct {
+	count int
+	cert  *dynamic.CertAndStores
+}
+
+// entry returns the entry of a Service port, building it on first use.
+func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, port string) *serviceEntry {
+	if en, ok := e.entries[id]; ok {
+		return en
+	}
+	en := &serviceEntry{id: id, svcKey: namespace + "/" + sb.Name, name: serviceKey(namespace, sb.Name, port)}
+	en.svc = e.snap.Service(namespace, sb.Name)
+	if en.svc != nil {
+		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
+	}
+	old := e.stale[id]
+	if old != nil && e.reuse && !old.nodes && old.svc == en.svc && samePointers(old.slices, en.slices) {
+		old.users = 0
+		e.entries[id] = old
+		return old
+	}
+	e.buildService(en, namespace, sb)
+	// An unchanged load balancer keeps its pointer, so that the assembly
+	// sees at a glance that nothing changed.
+	if old != nil && old.service != nil && en.service != nil && reflect.DeepEqual(old.service, en.service) {
+		en.service = old.service
+	}
+	e.entries[id] = en
+	return en
+}
+
+// samePointers says whether a and b hold the same objects, in any order.
+func samePointers[T any](a, b []*T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func addUser(users map[string]map[*ingressPart]struct{}, key string, p *ingressPart) {
+	set := users[key]
+	if set == nil {
+		set = map[*ingressPart]struct{}{}
+		users[key] = set
+	}
+	set[p] = struct{}{}
+}
+
+func removeUser(users map[string]map[*ingressPart]struct{}, key string, p *ingressPart) {
+	if set := users[key]; set != nil {
+		delete(set, p)
+		if len(set) == 0 {
+			delete(users, key)
+		}
+	}
+}
+
+// addPart records a part and what it depends on; sorted says to insert it
+// in e.served at its place (a full render sorts once instead).
+func (e *engine) addPart(p *ingressPart, sorted bool) {
+	e.parts[p.key] = p
+	if sorted {
+		i, _ := slices.BinarySearchFunc(e.served, p, compareParts)
+		e.served = slices.Insert(e.served, i, p)
+	} else {
+		e.served = append(e.served, p)
+	}
+	for _, en := range p.entries {
+		en.users++
+		if en.users == 1 {
+			if en.nodes {
+				e.nodeEntries++
+			}
+			if len(en.errs) > 0 {
+				e.errEntries[en] = struct{}{}
+			}
+		}
+		addUser(e.svcUsers, en.svcKey, p)
+	}
+	for _, s := range p.secrets {
+		addUser(e.secUsers, s, p)
+	}
+	if len(p.errs) > 0 {
+		e.errParts[p] = struct{}{}
+	}
+	if p.defaultBackend != nil {
+		e.dbParts[p] = struct{}{}
+	}
+}
+
+// removePart forgets a part and what it depended on.
+func (e *engine) removePart(p *ingressPart) {
+	delete(e.parts, p.key)
+	if i, found := slices.BinarySearchFunc(e.served, p, compareParts); found && e.served[i] == p {
+		e.served = slices.Delete(e.served, i, i+1)
+	}
+	for _, en := range p.entries {
+		en.users--
+		if en.users == 0 {
+			if en.nodes {
+				e.nodeEntries--
+			}
+			delete(e.errEntries, en)
+			e.zeroed = append(e.zeroed, en)
+		}
+		removeUser(e.svcUsers, en.svcKey, p)
+	}
+	for _, s := range p.secrets {
+		removeUser(e.secUsers, s, p)
+	}
+	delete(e.errParts, p)
+	delete(e.dbParts, p)
+}
+
+// sweep drops the entries nobody uses any more.
+func (e *engine) sweep() {
+	for _, en := range e.zeroed {
+		if en.users == 0 && e.entries[en.id] == en {
+			delete(e.entries, en.id)
+		}
+	}
+	e.zeroed = e.zeroed[:0]
+	e.stale = nil
+	e.reuse = false
+}
+
+// full translates everything. The load balancers of the previous render
+// are taken whole when their Service and EndpointSlices are the very same
+// objects (informer objects are never modified, only replaced) and this
+// proxy's node and zone are the same.
+func (e *engine) full() (*Result, bool) {
+	e.stats.Full++
+	node, zone := e.selectOpts.Node, e.selectOpts.Zone
+	e.locate()
+	e.stale = e.entries
+	e.reuse = e.res != nil && node == e.selectOpts.Node && zone == e.selectOpts.Zone
+	e.parts = map[string]*ingressPart{}
+	e.served = nil
+	e.entries = map[string]*serviceEntry{}
+	e.svcUsers = map[string]map[*ingressPart]struct{}{}
+	e.secUsers = map[string]map[*ingressPart]struct{}{}
+	e.errParts = map[*ingressPart]struct{}{}
+	e.errEntries = map[*serviceEntry]struct{}{}
+	e.dbParts = map[*ingressPart]struct{}{}
+	e.nodeEntries = 0
+	e.classes = e.readClasses()
+	for _, ing := range e.snap.Ingresses() {
+		if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
+			e.addPart(e.translateIngress(ing), false)
+		}
+	}
+	slices.SortFunc(e.served, compareParts)
+	e.ingresses = nil
+	e.sweep()
+	prev := e.conf
+	e.assembleAll()
+	return e.result(), prev == nil || !reflect.DeepEqual(prev, e.conf)
+}
+
+// incremental translates again the parts that depend on the changed
+// objects and patches the previous configuration with them.
+func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool) {
+	e.stats.Incremental++
+	dirty := map[string]struct{}{}
+	e.stale = map[string]*serviceEntry{}
+	for svc := range set.services {
+		for p := range e.svcUsers[svc] {
+			dirty[p.key] = struct{}{}
+			for _, en := range p.entries {
+				if en.svcKey == svc && e.entries[en.id] == en {
+					e.stale[en.id] = en
+					delete(e.entries, en.id)
+				}
+			}
+		}
+	}
+	for s := range set.secrets {
+		for p := range e.secUsers[s] {
+			dirty[p.key] = struct{}{}
+		}
+	}
+	for key := range set.ingresses {
+		dirty[key] = struct{}{}
+	}
+	if len(dirty) == 0 {
+		e.stale = nil
+		return e.res, false
+	}
+	keys := slices.Sorted(maps.Keys(dirty))
+	var olds, news []*ingressPart
+	was := map[string]*netv1.Ingress{}
+	for _, key := range keys {
+		if old := e.parts[key]; old != nil {
+			e.removePart(old)
+			olds = append(olds, old)
+			was[key] = old.ing
+		}
+	}
+	for _, key := range keys {
+		ns, name, _ := strings.Cut(key, "/")
+		ing := getter.Ingress(ns, name)
+		if ing == nil || !e.classes.serves(ing, e.opts.IngressClass) {
+			continue
+		}
+		p := e.translateIngress(ing)
+		e.stats.Parts++
+		e.addPart(p, true)
+		news = append(news, p)
+		if was[key] != ing {
+			e.ingresses = nil // a new or changed Ingress
+		}
+	}
+	if len(olds) != len(news) {
+		e.ingresses = nil // an Ingress is gone
+	}
+	e.sweep()
+	prev := e.conf
+	if !e.assembleChanges(olds, news) {
+		e.stats.Reassembled++
+		e.assembleAll()
+		return e.result(), !reflect.DeepEqual(prev, e.conf)
+	}
+	if e.conf == prev {
+		// Same configuration; the errors or the served Ingresses may differ.
+		return e.result(), false
+	}
+	return e.result(), true
+}
+
+// result gathers the Result of the current state.
+func (e *engine) result() *Result {
+	errs := slices.Clone(e.locErrs)
+	errs = append(errs, e.dbErrs...)
+	errs = append(errs, e.asmErrs...)
+	for p := range e.errParts {
+		errs = append(errs, p.errs...)
+	}
+	for en := range e.errEntries {
+		errs = append(errs, en.errs...)
+	}
+	errs = sortErrors(errs)
+	if e.ingresses == nil {
+		e.ingresses = make([]*netv1.Ingress, len(e.served))
+		for i, p := range e.served {
+			e.ingresses[i] = p.ing
+		}
+	}
+	e.res = &Result{
+		Configuration: e.conf,
+		Errors:        errs,
+		Ingresses:     e.ingresses,
+		NeedsNodes:    e.locNodes || e.nodeEntries > 0,
+	}
+	return e.res
+}
+
+// sortErrors puts errors in a total order (kind, namespace, name, field in
+// natural order, text) and drops repeats, so that the list does not depend
+// on the order objects were read in.
+func sortErrors(errs []*ObjectError) []*ObjectError {
+	texts := make(map[*ObjectError]string, len(errs))
+	for _, e := range errs {
+		texts[e] = e.Error()
+	}
+	slices.SortFunc(errs, func(a, b *ObjectError) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace),
+			cmp.Compare(a.Name, b.Name), natural.Compare(a.Field, b.Field), cmp.Compare(texts[a], texts[b]))
+	})
+	return slices.CompactFunc(errs, func(a, b *ObjectError) bool { return texts[a] == texts[b] })
+}
+
+// output is the router and service maps being assembled. A full assembly
+// writes new maps directly; an incremental one reads the previous
+// configuration's maps (never modified: they were handed out) and keeps
+// its changes aside, so that the maps are copied once, and only when
+// something the proxy reads changed.
+type output struct {
+	routers  map[string]*dynamic.Router
+	services map[string]*dynamic.Service
+	// Incremental: the changes over routers and services (nil: deleted).
+	newRouters  map[string]*dynamic.Router
+	newServices map[string]*dynamic.Service
+	incremental bool
+}
+
+func (o *output) router(name string) *dynamic.Router {
+	if o.incremental {
+		if rt, ok := o.newRouters[name]; ok {
+			return rt
+		}
+	}
+	return o.routers[name]
+}
+
+func (o *output) service(name string) *dynamic.Service {
+	if o.incremental {
+		if svc, ok := o.newServices[name]; ok {
+			return svc
+		}
+	}
+	return o.services[name]
+}
+
+func (o *output) setRouter(name string, rt *dynamic.Router) {
+	if o.incremental {
+		o.newRouters[name] = rt
+	} else if rt == nil {
+		delete(o.routers, name)
+	} else {
+		o.routers[name] = rt
+	}
+}
+
+func (o *output) setService(name string, svc *dynamic.Service) {
+	if o.incremental {
+		o.newServices[name] = svc
+	} else if svc == nil {
+		delete(o.services, name)
+	} else {
+		o.services[name] = svc
+	}
+}
+
+// changedRouters and changedServices say whether the changes differ from
+// the previous maps.
+func (o *output) changedRouters() bool {
+	for name, rt := range o.newRouters {
+		if o.routers[name] != rt {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *output) changedServices() bool {
+	for name, svc := range o.newServices {
+		if o.services[name] != svc {
+			return true
+		}
+	}
+	return false
+}
+
+// apply returns the maps with the changes made: copies of the previous
+// ones where something changed, the previous ones themselves (shared,
+// never modified) where nothing did.
+func (o *output) apply() (map[string]*dynamic.Router, map[string]*dynamic.Service) {
+	routers, services := o.routers, o.services
+	if o.changedRouters() {
+		routers = patched(o.routers, o.newRouters)
+	}
+	if o.changedServices() {
+		services = patched(o.services, o.newServices)
+	}
+	return routers, services
+}
+
+// patched copies m with the changes made (a nil value deletes).
+func patched[V any](m, changes map[string]*V) map[string]*V {
+	out := maps.Clone(m)
+	for k, v := range changes {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// assembleAll builds the configuration from all parts.
+func (e *engine) assembleAll() {
+	routers := 0
+	for _, p := range e.served {
+		routers += len(p.routers)
+	}
+	out := &output{routers: make(map[string]*dynamic.Router, routers), services: make(map[string]*dynamic.Service, routers)}
+	e.groups = make(map[string]*routerGroup, routers)
+	e.svcRefs = make(map[string]*svcRef, routers)
+	e.certRefs = map[string]*certRef{}
+	e.irregular, e.asmErrs = false, nil
+	for _, p := range e.served {
+		for _, pr := range p.routers {
+			g := e.group(pr.key)
+			g.members = append(g.members, pr)
+		}
+	}
+	e.assembleDefault(out)
+	for _, key := range slices.Sorted(maps.Keys(e.groups)) {
+		e.resolve(out, e.groups[key])
+	}
+	for _, p := range e.served {
+		e.addCerts(p)
+	}
+	e.conf = &dynamic.Configuration{
+		HTTP: &dynamic.HTTPConfiguration{Routers: out.routers, Services: out.services, Middlewares: map[string]*dynamic.Middleware{}},
+		TLS:  e.certList(),
+	}
+}
+
+func (e *engine) group(key string) *routerGroup {
+	g := e.groups[key]
+	if g == nil {
+		g = &routerGroup{key: key}
+		e.groups[key] = g
+	}
+	return g
+}
+
+// assembleDefault gives the default backend to the oldest Ingress whose
+// default backend can be used; the others are told which Ingress has it.
+func (e *engine) assembleDefault(out *output) {
+	e.dbErrs = nil
+	var router *dynamic.Router
+	var service *dynamic.Service
+	owner := ""
+	for _, p := range slices.SortedFunc(maps.Keys(e.dbParts), compareParts) {
+		c := p.defaultBackend
+		switch {
+		case owner != "":
+			e.dbErrs = append(e.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: "spec.defaultBackend", Severity: SeverityError,
+				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner)})
+		case c.router == nil:
+			e.dbErrs = append(e.dbErrs, c.errs...)
+		default:
+			owner = p.key
+			router, service = c.router, c.service
+		}
+	}
+	// The same default backend keeps its pointers.
+	if old := out.router(DefaultRouterName); old != nil && router != nil && reflect.DeepEqual(old, router) {
+		router = old
+	}
+	if old := out.service(DefaultBackendName); old != nil && service != nil && reflect.DeepEqual(old, service) {
+		service = old
+	}
+	out.setRouter(DefaultRouterName, router)
+	out.setService(DefaultBackendName, service)
+}
+
+// resolve names the routers of one key: the key itself for a lone router,
+// else the key and the hash of each rule. In a full assembly a name that is
+// taken is reported and the state marked irregular; in an incremental one it
+// returns false, and the caller assembles in full.
+func (e *engine) resolve(out *output, g *routerGroup) bool {
+	// A path whose key is the default backend's router name is renamed
+	// like a conflict, so that neither hides the other.
+	reserved := out.router(g.key) != nil
+	if g.key == DefaultRouterName || (reserved && out.incremental) {
+		// The outcome depends on the order groups are named in.
+		if out.incremental {
+			return false
+		}
+		e.irregular = true
+	}
+	if len(g.members) == 1 && !reserved {
+		return e.addRouter(out, g, g.key, g.members[0])
+	}
+	slices.SortFunc(g.members, compareRouters)
+	for _, pr := range g.members {
+		if !e.addRouter(out, g, hashedRouterKey(g.key, pr.router.Rule), pr) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pendingRouter) bool {
+	if out.router(name) != nil {
+		if out.incremental {
+			return false
+		}
+		e.irregular = true
+		e.asmErrs = append(e.asmErrs, &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
+			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)})
+		return true
+	}
+	rt := pr.router
+	if out.incremental {
+		// An unchanged router keeps its pointer.
+		if old := out.routers[name]; old != nil && reflect.DeepEqual(old, rt) {
+			rt = old
+		}
+	}
+	svcName := rt.Service
+	ref := e.svcRefs[svcName]
+	switch {
+	case ref == nil:
+		if out.service(svcName) != nil { // the default backend's
+			if out.incremental {
+				return false
+			}
+			e.irregular = true
+		}
+		ref = &svcRef{service: pr.service}
+		e.svcRefs[svcName] = ref
+	case ref.service != pr.service:
+		// Two Service ports whose names normalise to the same service name.
+		if out.incremental {
+			return false
+		}
+		e.irregular = true
+		ref.service = pr.service
+	}
+	ref.count++
+	out.setRouter(name, rt)
+	out.setService(svcName, pr.service)
+	g.names = append(g.names, name)
+	return true
+}
+
+// removeNames takes the routers of a group out of the configuration.
+func (e *engine) removeNames(out *output, g *routerGroup) {
+	for _, name := range g.names {
+		rt := out.router(name)
+		out.setRouter(name, nil)
+		if rt == nil {
+			continue
+		}
+		if ref := e.svcRefs[rt.Service]; ref != nil {
+			if ref.count--; ref.count <= 0 {
+				delete(e.svcRefs, rt.Service)
+				out.setService(rt.Service, nil)
+			}
+		}
+	}
+	g.names = nil
+}
+
+func (e *engine) addCerts(p *ingressPart) {
+	for _, c := range p.certs {
+		ref := e.certRefs[c.key]
+		if ref == nil {
+			ref = &certRef{cert: c.cert}
+			e.certRefs[c.key] = ref
+		}
+		ref.count++
+	}
+}
+
+func (e *engine) removeCerts(p *ingressPart) {
+	for _, c := range p.certs {
+		if ref := e.certRefs[c.key]; ref != nil {
+			if ref.count--; ref.count <= 0 {
+				delete(e.certRefs, c.key)
+			}
+		}
+	}
+}
+
+// certList is the TLS section: the certificates by key.
+func (e *engine) certList() *dynamic.TLSConfiguration {
+	if len(e.certRefs) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(e.certRefs))
+	certs := make([]*dynamic.CertAndStores, len(keys))
+	for i, k := range keys {
+		certs[i] = e.certRefs[k].cert
+	}
+	return &dynamic.TLSConfiguration{Certificates: certs}
+}
+
+// assembleChanges patches the previous configuration with the parts that
+// were translated again (olds are the parts they replace), into a new
+// configuration when anything the proxy reads changed. It returns false
+// when the outcome would depend on the order names are given in, and the
+// caller assembles in full.
+func (e *engine) assembleChanges(olds, news []*ingressPart) bool {
+	if e.irregular {
+		return false
+	}
+	prev := e.conf
+	oldSet := make(map[*ingressPart]struct{}, len(olds))
+	touched := map[string]struct{}{}
+	defaults, certs := false, false
+	for _, p := range olds {
+		oldSet[p] = struct{}{}
+	}
+	for _, list := range [2][]*ingressPart{olds, news} {
+		for _, p := range list {
+			for _, pr := range p.routers {
+				touched[pr.key] = struct{}{}
+			}
+			defaults = defaults || p.defaultBackend != nil
+			certs = certs || len(p.certs) > 0
+		}
+	}
+	out := &output{
+		routers: prev.HTTP.Routers, services: prev.HTTP.Services, incremental: true,
+		newRouters: map[string]*dynamic.Router{}, newServices: map[string]*dynamic.Service{},
+	}
+	keys := slices.Sorted(maps.Keys(touched))
+	for _, key := range keys {
+		if g := e.groups[key]; g != nil {
+			e.removeNames(out, g)
+			g.members = slices.DeleteFunc(g.members, func(pr *pendingRouter) bool {
+				_, gone := oldSet[pr.part]
+				return gone
+			})
+		}
+	}
+	for _, p := range news {
+		for _, pr := range p.routers {
+			g := e.group(pr.key)
+			g.members = append(g.members, pr)
+		}
+	}
+	if defaults {
+		e.assembleDefault(out)
+	}
+	for _, key := range keys {
+		g := e.groups[key]
+		if len(g.members) == 0 {
+			delete(e.groups, key)
+			continue
+		}
+		if !e.resolve(out, g) {
+			return false
+		}
+	}
+	tls := prev.TLS
+	if certs {
+		for _, p := range olds {
+			e.removeCerts(p)
+		}
+		for _, p := range news {
+			e.addCerts(p)
+		}
+		if tls = e.certList(); reflect.DeepEqual(tls, prev.TLS) {
+			tls = prev.TLS
+		}
+	}
+	if tls == prev.TLS && !out.changedRouters() && !out.changedServices() {
+		return true // e.conf stays: nothing the proxy reads changed
+	}
+	routers, services := out.apply()
+	e.conf = &dynamic.Configuration{
+		HTTP: &dynamic.HTTPConfiguration{Routers: routers, Services: services, Middlewares: prev.HTTP.Middlewares},
+		TLS:  tls,
+	}
+	return true
+}
