@@ -92,6 +92,34 @@ func BenchmarkRenderFull(b *testing.B) {
 	})
 }
 
+// BenchmarkRenderFullWarm renders the whole configuration again from
+// synced caches with a Renderer that rendered them before: what a change
+// every part may depend on (an IngressClass) costs. Every Ingress is
+// translated and every router named again; the load balancers of Services
+// whose objects are the same are taken from the previous render.
+func BenchmarkRenderFullWarm(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		cs := benchClientset(b, services)
+		client, err := NewClient(cs, ClientOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer func() { cancel(); client.Shutdown() }()
+		client.Start(ctx)
+		if err := client.WaitForSync(ctx, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		r := NewRenderer(benchOptions())
+		r.Render(client.Snapshot(), nil)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			r.Render(client.Snapshot(), nil)
+		}
+	})
+}
+
 // countingObserver counts renders and sent configurations.
 type countingObserver struct {
 	renders, sent atomic.Int64

@@ -176,8 +176,8 @@ type engine struct {
 	parts       map[string]*ingressPart  // the served Ingresses, by namespace/name
 	served      []*ingressPart           // the same, oldest first
 	entries     map[string]*serviceEntry // the Service ports in use
-	svcUsers    map[string]map[*ingressPart]struct{}
-	secUsers    map[string]map[*ingressPart]struct{}
+	svcUsers    map[string][]*ingressPart // namespace/name of a Service -> the parts that use it
+	secUsers    map[string][]*ingressPart // namespace/name of a Secret -> the parts that use it
 	errParts    map[*ingressPart]struct{}
 	errEntries  map[*serviceEntry]struct{}
 	nodeEntries int // entries in use that read the Nodes
@@ -191,7 +191,8 @@ type engine struct {
 
 	conf      *dynamic.Configuration
 	groups    map[string]*routerGroup
-	svcRefs   map[string]*svcRef
+	slab      []routerGroup // where a full assembly takes its groups from, in one allocation
+	svcRefs   map[string]svcRef
 	certRefs  map[string]*certRef
 	dbParts   map[*ingressPart]struct{}
 	dbErrs    []*ObjectError
@@ -232,6 +233,9 @@ type ingressPart struct {
 	certs          []certUse
 	entries        []*serviceEntry
 	secrets        []string // namespace/name
+	// Most Ingresses have one path: room for it without more allocations.
+	routerBuf [1]*pendingRouter
+	entryBuf  [1]*serviceEntry
 }
 
 func (p *ingressPart) errorf(field string, sev Severity, err error) {
@@ -286,8 +290,12 @@ type routerGroup struct {
 	key     string
 	members []*pendingRouter
 	names   []string // the router names given to the members
+	// Most keys have one router: room for it without more allocations.
+	memberBuf [1]*pendingRouter
+	buf       [1]string
 }
 
+// svcRef counts the routers that send to a service name.
 type svcRef struct {
 	count   int
 	service *dynamic.Service
@@ -303,7 +311,8 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 	if en, ok := e.entries[id]; ok {
 		return en
 	}
-	en := &serviceEntry{id: id, svcKey: namespace + "/" + sb.Name, name: serviceKey(namespace, sb.Name, port)}
+	// id starts with namespace/service.
+	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
 	en.svc = e.snap.Service(namespace, sb.Name)
 	if en.svc != nil {
 		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
@@ -337,21 +346,28 @@ func samePointers[T any](a, b []*T) bool {
 	return true
 }
 
-func addUser(users map[string]map[*ingressPart]struct{}, key string, p *ingressPart) {
-	set := users[key]
-	if set == nil {
-		set = map[*ingressPart]struct{}{}
-		users[key] = set
+// addUser records that p uses key; a part uses a key once.
+func addUser(users map[string][]*ingressPart, key string, p *ingressPart) {
+	list := users[key]
+	if n := len(list); n > 0 && list[n-1] == p {
+		return
 	}
-	set[p] = struct{}{}
+	if !slices.Contains(list, p) {
+		users[key] = append(list, p)
+	}
 }
 
-func removeUser(users map[string]map[*ingressPart]struct{}, key string, p *ingressPart) {
-	if set := users[key]; set != nil {
-		delete(set, p)
-		if len(set) == 0 {
-			delete(users, key)
-		}
+func removeUser(users map[string][]*ingressPart, key string, p *ingressPart) {
+	list := users[key]
+	if i := slices.Index(list, p); i >= 0 {
+		list[i] = list[len(list)-1]
+		list[len(list)-1] = nil
+		list = list[:len(list)-1]
+	}
+	if len(list) == 0 {
+		delete(users, key)
+	} else {
+		users[key] = list
 	}
 }
 
@@ -437,8 +453,8 @@ func (e *engine) full() (*Result, bool) {
 	e.parts = map[string]*ingressPart{}
 	e.served = nil
 	e.entries = map[string]*serviceEntry{}
-	e.svcUsers = map[string]map[*ingressPart]struct{}{}
-	e.secUsers = map[string]map[*ingressPart]struct{}{}
+	e.svcUsers = make(map[string][]*ingressPart, len(e.stale))
+	e.secUsers = map[string][]*ingressPart{}
 	e.errParts = map[*ingressPart]struct{}{}
 	e.errEntries = map[*serviceEntry]struct{}{}
 	e.dbParts = map[*ingressPart]struct{}{}
@@ -454,7 +470,7 @@ func (e *engine) full() (*Result, bool) {
 	e.sweep()
 	prev := e.conf
 	e.assembleAll()
-	return e.result(), prev == nil || !reflect.DeepEqual(prev, e.conf)
+	return e.result(), prev == nil || !sameConfiguration(prev, e.conf)
 }
 
 // incremental translates again the parts that depend on the changed
@@ -464,7 +480,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	dirty := map[string]struct{}{}
 	e.stale = map[string]*serviceEntry{}
 	for svc := range set.services {
-		for p := range e.svcUsers[svc] {
+		for _, p := range e.svcUsers[svc] {
 			dirty[p.key] = struct{}{}
 			for _, en := range p.entries {
 				if en.svcKey == svc && e.entries[en.id] == en {
@@ -475,7 +491,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		}
 	}
 	for s := range set.secrets {
-		for p := range e.secUsers[s] {
+		for _, p := range e.secUsers[s] {
 			dirty[p.key] = struct{}{}
 		}
 	}
@@ -518,7 +534,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	if !e.assembleChanges(olds, news) {
 		e.stats.Reassembled++
 		e.assembleAll()
-		return e.result(), !reflect.DeepEqual(prev, e.conf)
+		return e.result(), !sameConfiguration(prev, e.conf)
 	}
 	if e.conf == prev {
 		// Same configuration; the errors or the served Ingresses may differ.
@@ -676,7 +692,8 @@ func (e *engine) assembleAll() {
 	}
 	out := &output{routers: make(map[string]*dynamic.Router, routers), services: make(map[string]*dynamic.Service, routers)}
 	e.groups = make(map[string]*routerGroup, routers)
-	e.svcRefs = make(map[string]*svcRef, routers)
+	e.svcRefs = make(map[string]svcRef, routers)
+	e.slab = make([]routerGroup, 0, routers)
 	e.certRefs = map[string]*certRef{}
 	e.irregular, e.asmErrs = false, nil
 	for _, p := range e.served {
@@ -701,7 +718,14 @@ func (e *engine) assembleAll() {
 func (e *engine) group(key string) *routerGroup {
 	g := e.groups[key]
 	if g == nil {
-		g = &routerGroup{key: key}
+		if len(e.slab) < cap(e.slab) {
+			e.slab = e.slab[:len(e.slab)+1]
+			g = &e.slab[len(e.slab)-1]
+		} else {
+			g = &routerGroup{}
+		}
+		g.key = key
+		g.members, g.names = g.memberBuf[:0], g.buf[:0]
 		e.groups[key] = g
 	}
 	return g
@@ -778,22 +802,21 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pending
 	rt := pr.router
 	if out.incremental {
 		// An unchanged router keeps its pointer.
-		if old := out.routers[name]; old != nil && reflect.DeepEqual(old, rt) {
+		if old := out.routers[name]; old != nil && sameRouter(old, rt) {
 			rt = old
 		}
 	}
 	svcName := rt.Service
-	ref := e.svcRefs[svcName]
+	ref, found := e.svcRefs[svcName]
 	switch {
-	case ref == nil:
+	case !found:
 		if out.service(svcName) != nil { // the default backend's
 			if out.incremental {
 				return false
 			}
 			e.irregular = true
 		}
-		ref = &svcRef{service: pr.service}
-		e.svcRefs[svcName] = ref
+		ref.service = pr.service
 	case ref.service != pr.service:
 		// Two Service ports whose names normalise to the same service name.
 		if out.incremental {
@@ -803,6 +826,7 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pending
 		ref.service = pr.service
 	}
 	ref.count++
+	e.svcRefs[svcName] = ref
 	out.setRouter(name, rt)
 	out.setService(svcName, pr.service)
 	g.names = append(g.names, name)
@@ -817,14 +841,16 @@ func (e *engine) removeNames(out *output, g *routerGroup) {
 		if rt == nil {
 			continue
 		}
-		if ref := e.svcRefs[rt.Service]; ref != nil {
+		if ref, found := e.svcRefs[rt.Service]; found {
 			if ref.count--; ref.count <= 0 {
 				delete(e.svcRefs, rt.Service)
 				out.setService(rt.Service, nil)
+			} else {
+				e.svcRefs[rt.Service] = ref
 			}
 		}
 	}
-	g.names = nil
+	g.names = g.buf[:0]
 }
 
 func (e *engine) addCerts(p *ingressPart) {
@@ -940,4 +966,55 @@ func (e *engine) assembleChanges(olds, news []*ingressPart) bool {
 		TLS:  tls,
 	}
 	return true
+}
+
+// sameConfiguration is reflect.DeepEqual of two configurations, fast where
+// they share pointers (load balancers taken from the previous render) and
+// for routers, which a full render builds anew.
+func sameConfiguration(a, b *dynamic.Configuration) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.HTTP == nil || b.HTTP == nil {
+		return reflect.DeepEqual(a, b)
+	}
+	if len(a.HTTP.Routers) != len(b.HTTP.Routers) || len(a.HTTP.Services) != len(b.HTTP.Services) ||
+		(a.HTTP.Routers == nil) != (b.HTTP.Routers == nil) || (a.HTTP.Services == nil) != (b.HTTP.Services == nil) {
+		return false
+	}
+	for name, ra := range a.HTTP.Routers {
+		if rb, ok := b.HTTP.Routers[name]; !ok || !sameRouter(ra, rb) {
+			return false
+		}
+	}
+	for name, sa := range a.HTTP.Services {
+		if sb, ok := b.HTTP.Services[name]; !ok || (sa != sb && !reflect.DeepEqual(sa, sb)) {
+			return false
+		}
+	}
+	ha, hb := *a.HTTP, *b.HTTP
+	ha.Routers, ha.Services, hb.Routers, hb.Services = nil, nil, nil, nil
+	return reflect.DeepEqual(ha, hb) && reflect.DeepEqual(a.TLS, b.TLS)
+}
+
+// sameRouter is reflect.DeepEqual of two routers, field by field.
+func sameRouter(a, b *dynamic.Router) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Rule != b.Rule || a.Service != b.Service || a.Priority != b.Priority ||
+		!sameStrings(a.EntryPoints, b.EntryPoints) || !sameStrings(a.Middlewares, b.Middlewares) ||
+		!reflect.DeepEqual(a.TLS, b.TLS) {
+		return false
+	}
+	oa, ob := a.Observability, b.Observability
+	if oa == nil || ob == nil || oa.Metadata == nil || ob.Metadata == nil || oa.Metadata.Ingress == nil || ob.Metadata.Ingress == nil {
+		return reflect.DeepEqual(oa, ob)
+	}
+	return *oa.Metadata.Ingress == *ob.Metadata.Ingress
+}
+
+// sameStrings is reflect.DeepEqual of two string slices: nil and empty differ.
+func sameStrings(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }

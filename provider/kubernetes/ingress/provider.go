@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	netv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -127,6 +128,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 
 	r := renderer{p: p, client: client, log: log, engine: NewRenderer(p), changes: changes}
 	sent := false
+	var served []*netv1.Ingress // the list the status writer has
 	throttle := time.Duration(p.ThrottleDuration)
 	// The initial adds are all in the caches now; a change that arrives
 	// during a render is rendered again after it.
@@ -137,7 +139,10 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	for {
 		res, changed := r.render(ctx)
 		if res != nil {
-			if status != nil {
+			// The renderer hands out the same list while the served
+			// Ingresses do not change: no status pass for a slice change.
+			if status != nil && (served == nil || !sameList(served, res.Ingresses)) {
+				served = res.Ingresses
 				status.update(res.Ingresses)
 			}
 			if !sent || changed {
@@ -251,6 +256,11 @@ func lowerKind(kind string) string {
 		b[0] += 'a' - 'A'
 	}
 	return string(b)
+}
+
+// sameList says whether a and b are the same list (not only equal ones).
+func sameList[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // sleep waits d or until ctx is done; it says whether d passed.

@@ -187,6 +187,7 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // conflicts between Ingresses are settled when the parts are assembled.
 func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
 	p := &ingressPart{key: ing.Namespace + "/" + ing.Name, ing: ing}
+	p.routers, p.entries = p.routerBuf[:0], p.entryBuf[:0]
 	ra, err := parseRouterAnnotations(ing.Annotations)
 	if err != nil {
 		field := "metadata.annotations"
