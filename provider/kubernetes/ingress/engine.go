@@ -173,9 +173,9 @@ type engine struct {
 	locErrs  []*ObjectError // about this proxy's Node
 	locNodes bool           // the zone comes from this proxy's Node
 
-	parts       map[string]*ingressPart  // the served Ingresses, by namespace/name
-	served      []*ingressPart           // the same, oldest first
-	entries     map[string]*serviceEntry // the Service ports in use
+	parts       map[string]*ingressPart   // the served Ingresses, by namespace/name
+	served      []*ingressPart            // the same, oldest first
+	entries     map[string]*serviceEntry  // the Service ports in use
 	svcUsers    map[string][]*ingressPart // namespace/name of a Service -> the parts that use it
 	secUsers    map[string][]*ingressPart // namespace/name of a Secret -> the parts that use it
 	errParts    map[*ingressPart]struct{}
