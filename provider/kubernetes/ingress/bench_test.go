@@ -276,16 +276,16 @@ func BenchmarkNoopUpdate(b *testing.B) {
 // BenchmarkHeapAfterSync reports the heap in use once the informer caches
 // hold the cluster (with the provider's transforms): the heap after the sync
 // less the heap before it, with the fake clientset's own copy counted in
-// neither. ns/op is the time to list and sync.
+// neither (heap-MB). It also reports what a Renderer keeps between renders
+// (its parts and the configuration it last rendered: renderer-MB). ns/op is
+// the time to list and sync.
 func BenchmarkHeapAfterSync(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		var heap float64
+		var heap, kept float64
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			cs := benchClientset(b, services)
-			runtime.GC()
-			var base runtime.MemStats
-			runtime.ReadMemStats(&base)
+			base := heapInUse()
 			client, err := NewClient(cs, ClientOptions{})
 			if err != nil {
 				b.Fatal(err)
@@ -297,13 +297,24 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			runtime.GC()
-			var after runtime.MemStats
-			runtime.ReadMemStats(&after)
-			heap += float64(after.HeapInuse) - float64(base.HeapInuse)
+			synced := heapInUse()
+			heap += synced - base
+			r := NewRenderer(benchOptions())
+			r.Render(client.Snapshot(), nil)
+			kept += heapInUse() - synced
+			runtime.KeepAlive(r)
 			cancel()
 			client.Shutdown()
 		}
 		b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MB")
+		b.ReportMetric(kept/float64(b.N)/(1<<20), "renderer-MB")
 	})
+}
+
+// heapInUse is the heap in use after a collection, in bytes.
+func heapInUse() float64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapInuse)
 }
