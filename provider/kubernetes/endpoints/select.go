@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -143,14 +144,20 @@ type candidate struct {
 	hints *discoveryv1.EndpointHints // of the copy that gave the class; shared with the slice
 }
 
-// selector accumulates the candidates of one Select call: every copy of
-// every address, in the order the slices were read.
+// selector holds what collect needs across the slices of one Select call
+// and accumulates the problems found. The candidates are passed to collect
+// and returned rather than kept here: storing them through the pointer
+// would make their backing array escape, and Select keeps it on the stack
+// when it is small.
 type selector struct {
 	portName string
-	opts     *Options
-	cands    []candidate
+	opts     Options
 	problems []*Problem
 }
+
+// smallCands is how many candidates (and sort keys) Select keeps in arrays
+// on its stack: enough for the common Service, small enough for the frame.
+const smallCands = 32
 
 // Select returns the backends for the Service port named portName ("" for an unnamed port)
 // from all the slices of one Service, sorted, plus the problems found.
@@ -167,10 +174,12 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		}
 	}
 
-	sel := selector{
-		portName: portName,
-		opts:     &opts,
-		cands:    make([]candidate, 0, total),
+	sel := selector{portName: portName, opts: opts}
+	// Few candidates (the common case) stay on the stack.
+	var candBuf [smallCands]candidate
+	cands := candBuf[:0]
+	if total > smallCands {
+		cands = make([]candidate, 0, total)
 	}
 	// Read the slices in name order, so that when two copies of an address
 	// are equally good the same one (and its hints) wins whatever order the
@@ -183,11 +192,10 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 	}
 	for _, s := range ordered {
 		if s != nil {
-			sel.collect(s)
+			cands = sel.collect(s, cands)
 		}
 	}
 	slicesSortFunc(sel.problems, compareProblems)
-	cands := sel.cands
 	if len(cands) == 0 {
 		return nil, sel.problems
 	}
@@ -195,27 +203,19 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 	// Deduplicate by sorting: the copies of one address and port end up
 	// side by side, the best class first and, among equals, the one read
 	// first. Sorting indices is cheaper than moving candidates, and the
-	// sorted order is also the output order.
-	order := make([]int32, len(cands))
-	for i := range order {
-		order[i] = int32(i)
+	// sorted order is also the output order. When every candidate is an
+	// IPv4 address (the common case), dedupPacked sorts integer keys
+	// instead of calling a comparison function.
+	var orderBuf [smallCands]int32
+	order := orderBuf[:0]
+	if len(cands) > smallCands {
+		order = make([]int32, 0, len(cands))
 	}
-	slicesSortFunc(order, func(a, b int32) int {
-		ca, cb := &cands[a], &cands[b]
-		if c := compareCandidates(ca, cb); c != 0 {
-			return c
-		}
-		if ca.class != cb.class {
-			return cmp.Compare(cb.class, ca.class)
-		}
-		return cmp.Compare(a, b)
-	})
-	uniq := order[:0]
-	for _, idx := range order {
-		if n := len(uniq); n > 0 && compareCandidates(&cands[uniq[n-1]], &cands[idx]) == 0 {
-			continue
-		}
-		uniq = append(uniq, idx)
+	var uniq []int32
+	if allIPv4(cands) && len(cands) <= maxPackedCands {
+		uniq = dedupPacked(cands, order)
+	} else {
+		uniq = dedupGeneral(cands, order)
 	}
 
 	if opts.Node != "" || opts.Zone != "" {
@@ -262,6 +262,83 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 	return out, sel.problems
 }
 
+// dedupGeneral sorts the indices of cands (appended to order, which is
+// empty) and returns them with every copy but the best of each address and
+// port left out.
+func dedupGeneral(cands []candidate, order []int32) []int32 {
+	for i := range cands {
+		order = append(order, int32(i))
+	}
+	slicesSortFunc(order, func(a, b int32) int {
+		ca, cb := &cands[a], &cands[b]
+		if c := compareCandidates(ca, cb); c != 0 {
+			return c
+		}
+		if ca.class != cb.class {
+			return cmp.Compare(cb.class, ca.class)
+		}
+		return cmp.Compare(a, b)
+	})
+	uniq := order[:0]
+	for _, idx := range order {
+		if n := len(uniq); n > 0 && compareCandidates(&cands[uniq[n-1]], &cands[idx]) == 0 {
+			continue
+		}
+		uniq = append(uniq, idx)
+	}
+	return uniq
+}
+
+// The packed sort key of dedupPacked, from the most significant bit: the
+// IPv4 address (32 bits), the port (16), the class inverted so that the best
+// sorts first (2), the index of the candidate (the rest).
+const (
+	packedIndexBits = 14
+	maxPackedCands  = 1 << packedIndexBits
+	packedClassBits = 2
+	packedSameShift = packedIndexBits + packedClassBits // key >> packedSameShift is address and port
+)
+
+// allIPv4 says whether every candidate has an IPv4 address (the common case).
+func allIPv4(cands []candidate) bool {
+	for i := range cands {
+		if !cands[i].ip.Is4() {
+			return false
+		}
+	}
+	return true
+}
+
+// dedupPacked does what dedupGeneral does, faster, for at most
+// maxPackedCands candidates that all have IPv4 addresses: each one's sort
+// order is packed in a uint64, so that sorting needs no comparison function.
+// Between IPv4 addresses netip.Addr.Compare is the order of their 32 bits,
+// so the keys sort as dedupGeneral's comparison does.
+func dedupPacked(cands []candidate, order []int32) []int32 {
+	var keyBuf [smallCands]uint64
+	keys := keyBuf[:0]
+	if len(cands) > smallCands {
+		keys = make([]uint64, 0, len(cands))
+	}
+	for i := range cands {
+		c := &cands[i]
+		a4 := c.ip.As4()
+		key := uint64(binary.BigEndian.Uint32(a4[:]))<<32 |
+			uint64(uint16(c.port))<<packedSameShift |
+			uint64(classReady-c.class)<<packedIndexBits |
+			uint64(i)
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for i, key := range keys {
+		if i > 0 && key>>packedSameShift == keys[i-1]>>packedSameShift {
+			continue // a worse (or later) copy of the previous one
+		}
+		order = append(order, int32(key&(maxPackedCands-1)))
+	}
+	return order
+}
+
 func compareSliceNames(a, b *discoveryv1.EndpointSlice) int {
 	switch {
 	case a == nil && b == nil:
@@ -290,19 +367,19 @@ func (sel *selector) report(s *discoveryv1.EndpointSlice, field string, err erro
 	sel.problems = append(sel.problems, &Problem{Slice: sliceName(s), Field: field, Err: err})
 }
 
-// collect adds the usable addresses of one slice and reports its defects.
-func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
+// collect appends the usable addresses of one slice to cands and reports its defects.
+func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []candidate {
 	if len(sel.opts.Managers) > 0 {
 		manager := s.Labels[discoveryv1.LabelManagedBy]
 		if !slices.Contains(sel.opts.Managers, manager) {
 			sel.report(s, "metadata.labels["+discoveryv1.LabelManagedBy+"]",
 				fmt.Errorf("managed by %q, which endpointSliceManagers does not list: the slice is ignored", manager))
-			return
+			return cands
 		}
 	}
 	if (s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6) &&
 		len(sel.opts.AddressTypes) > 0 && !slices.Contains(sel.opts.AddressTypes, s.AddressType) {
-		return // the other family of a dual-stack Service
+		return cands // the other family of a dual-stack Service
 	}
 	portIdx := -1
 	for i := range s.Ports {
@@ -326,12 +403,12 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 		break
 	}
 	if portIdx < 0 {
-		return
+		return cands
 	}
 	port := *s.Ports[portIdx].Port
 	if port < 1 || port > 65535 {
 		sel.report(s, fmt.Sprintf("ports[%d].port", portIdx), fmt.Errorf("port %d is outside 1..65535", port))
-		return
+		return cands
 	}
 
 	switch s.AddressType {
@@ -339,11 +416,11 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 	case discoveryv1.AddressTypeFQDN:
 		if !sel.opts.AllowFQDN {
 			sel.report(s, "addressType", errors.New("slices of address type FQDN are not used unless allowFQDNEndpoints is set"))
-			return
+			return cands
 		}
 	default:
 		sel.report(s, "addressType", fmt.Errorf("unsupported address type %q (want IPv4, IPv6 or FQDN)", string(s.AddressType)))
-		return
+		return cands
 	}
 
 	refused, firstRefused, firstReason := 0, "", ""
@@ -354,6 +431,15 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 			cl = classify(ep.Conditions)
 		}
 		for j, raw := range ep.Addresses {
+			// Fast path: a canonical dotted quad in an IPv4 slice is valid
+			// and is its own canonical text, and most addresses are in
+			// none of the ranges RefusedAddress refuses.
+			if s.AddressType == discoveryv1.AddressTypeIPv4 {
+				if a4, ok := parseCanonicalIPv4(raw); ok && !maybeRefusedIPv4(a4) {
+					cands = append(cands, candidate{ip: netip.AddrFrom4(a4), text: raw, port: port, class: cl, hints: ep.Hints})
+					continue
+				}
+			}
 			ip, name, text, err := parseAddress(s.AddressType, raw)
 			if err != nil {
 				sel.report(s, fmt.Sprintf("endpoints[%d].addresses[%d]", i, j), err)
@@ -372,7 +458,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 				refused++
 				continue
 			}
-			sel.cands = append(sel.cands, candidate{ip: ip, text: text, port: port, class: cl, hints: ep.Hints})
+			cands = append(cands, candidate{ip: ip, text: text, port: port, class: cl, hints: ep.Hints})
 		}
 	}
 	if refused > 0 {
@@ -383,6 +469,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice) {
 		}
 		sel.report(s, firstRefused, errors.New(msg))
 	}
+	return cands
 }
 
 // applyTopology narrows the ready candidates by their hints, as kube-proxy
@@ -478,6 +565,49 @@ func RefusedAddress(ip netip.Addr, allowLoopback bool) string {
 		return "loopback (allowLoopbackEndpoints is off)"
 	}
 	return ""
+}
+
+// maybeRefusedIPv4 says whether RefusedAddress may refuse a: it is false for
+// every address outside 0/8, 100/8 (a metadata address), 127/8, 169/8
+// (link-local and metadata addresses) and 224/3 (multicast, broadcast and
+// reserved), for which RefusedAddress returns "" whatever allowLoopback.
+func maybeRefusedIPv4(a [4]byte) bool {
+	switch a[0] {
+	case 0, 100, 127, 169:
+		return true
+	}
+	return a[0] >= 224
+}
+
+// parseCanonicalIPv4 parses s if it is an IPv4 address in canonical form:
+// four decimal octets of at most 255 without leading zeros, separated by
+// dots. Such a string is what netip.Addr.String returns for the address.
+// Any other string is left to netip.ParseAddr.
+func parseCanonicalIPv4(s string) (a [4]byte, ok bool) {
+	field, digits, val := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			if digits == 1 && val == 0 {
+				return a, false // leading zero
+			}
+			val = val*10 + int(c-'0')
+			if val > 255 {
+				return a, false
+			}
+			digits++
+		case c == '.' && digits > 0 && field < 3:
+			a[field] = byte(val)
+			field, digits, val = field+1, 0, 0
+		default:
+			return a, false
+		}
+	}
+	if field != 3 || digits == 0 {
+		return a, false
+	}
+	a[3] = byte(val)
+	return a, true
 }
 
 // RefusedName says why a DNS name must never be a server: localhost and its
