@@ -66,20 +66,27 @@ func forEachSize(b *testing.B, f func(b *testing.B, services int)) {
 	}
 }
 
+// syncedClient starts informers on cs and waits for them to sync; they
+// stop when the benchmark ends.
+func syncedClient(b *testing.B, cs kubernetes.Interface, opts ClientOptions) *Client {
+	b.Helper()
+	client, err := NewClient(cs, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(func() { cancel(); client.Shutdown() })
+	client.Start(ctx)
+	if err := client.WaitForSync(ctx, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	return client
+}
+
 // BenchmarkRenderFull renders the whole configuration from synced caches.
 func BenchmarkRenderFull(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		cs := benchClientset(b, services)
-		client, err := NewClient(cs, ClientOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer func() { cancel(); client.Shutdown() }()
-		client.Start(ctx)
-		if err := client.WaitForSync(ctx, time.Minute); err != nil {
-			b.Fatal(err)
-		}
+		client := syncedClient(b, benchClientset(b, services), ClientOptions{})
 		opts := benchOptions()
 		if res := Translate(client.Snapshot(), opts); len(res.Configuration.HTTP.Routers) < services {
 			b.Fatalf("%d routers for %d services", len(res.Configuration.HTTP.Routers), services)
@@ -99,17 +106,7 @@ func BenchmarkRenderFull(b *testing.B) {
 // whose objects are the same are taken from the previous render.
 func BenchmarkRenderFullWarm(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		cs := benchClientset(b, services)
-		client, err := NewClient(cs, ClientOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer func() { cancel(); client.Shutdown() }()
-		client.Start(ctx)
-		if err := client.WaitForSync(ctx, time.Minute); err != nil {
-			b.Fatal(err)
-		}
+		client := syncedClient(b, benchClientset(b, services), ClientOptions{})
 		r := NewRenderer(benchOptions())
 		r.Render(client.Snapshot(), nil)
 		b.ReportAllocs()
@@ -166,16 +163,8 @@ func BenchmarkRenderAfterSliceChange(b *testing.B) {
 		cs := benchClientset(b, services)
 		var events atomic.Int64
 		changes := &Changes{}
-		client, err := NewClient(cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer func() { cancel(); client.Shutdown() }()
-		client.Start(ctx)
-		if err := client.WaitForSync(ctx, time.Minute); err != nil {
-			b.Fatal(err)
-		}
+		client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
+		ctx := context.Background()
 		r := NewRenderer(benchOptions())
 		prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
 		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)

@@ -76,9 +76,17 @@ type namedSync struct {
 	resource  string
 	namespace string
 	informer  cache.SharedIndexInformer
+	handler   cache.ResourceEventHandlerRegistration // nil without a handler
 
 	mu      sync.Mutex
 	lastErr error // the last list or watch error, to say why a sync does not finish
+}
+
+// synced says whether the informer has listed its resource and its handler
+// has been told of every object listed, so that a render after the sync
+// does not hear of the initial objects again as changes.
+func (s *namedSync) synced() bool {
+	return s.informer.HasSynced() && (s.handler == nil || s.handler.HasSynced())
 }
 
 // where says where the informer lists, for messages.
@@ -146,9 +154,11 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 		handler = k8s.EventHandler(kind, c.notify, c.onChange)
 	}
 	if handler != nil {
-		if _, err := inf.AddEventHandler(handler); err != nil {
+		reg, err := inf.AddEventHandler(handler)
+		if err != nil {
 			return fmt.Errorf("%s: %w", resource, err)
 		}
+		s.handler = reg
 	}
 	c.mu.Lock()
 	c.synced = append(c.synced, s)
@@ -282,7 +292,7 @@ func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration)
 	defer cancel()
 	var errs []error
 	for _, s := range synced {
-		if cache.WaitForCacheSync(ctx.Done(), s.informer.HasSynced) {
+		if cache.WaitForCacheSync(ctx.Done(), s.synced) {
 			continue
 		}
 		s.mu.Lock()

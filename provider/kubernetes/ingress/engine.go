@@ -600,57 +600,53 @@ type output struct {
 }
 
 func (o *output) router(name string) *dynamic.Router {
-	if o.incremental {
-		if rt, ok := o.newRouters[name]; ok {
-			return rt
-		}
-	}
-	return o.routers[name]
+	return lookup(o.incremental, o.routers, o.newRouters, name)
 }
 
 func (o *output) service(name string) *dynamic.Service {
-	if o.incremental {
-		if svc, ok := o.newServices[name]; ok {
-			return svc
-		}
-	}
-	return o.services[name]
+	return lookup(o.incremental, o.services, o.newServices, name)
 }
 
 func (o *output) setRouter(name string, rt *dynamic.Router) {
-	if o.incremental {
-		o.newRouters[name] = rt
-	} else if rt == nil {
-		delete(o.routers, name)
-	} else {
-		o.routers[name] = rt
-	}
+	store(o.incremental, o.routers, o.newRouters, name, rt)
 }
 
 func (o *output) setService(name string, svc *dynamic.Service) {
-	if o.incremental {
-		o.newServices[name] = svc
-	} else if svc == nil {
-		delete(o.services, name)
-	} else {
-		o.services[name] = svc
-	}
+	store(o.incremental, o.services, o.newServices, name, svc)
 }
 
 // changedRouters and changedServices say whether the changes differ from
 // the previous maps.
-func (o *output) changedRouters() bool {
-	for name, rt := range o.newRouters {
-		if o.routers[name] != rt {
-			return true
+func (o *output) changedRouters() bool  { return differs(o.routers, o.newRouters) }
+func (o *output) changedServices() bool { return differs(o.services, o.newServices) }
+
+// lookup reads name from the changes, if incremental and they have it, else from base.
+func lookup[V any](incremental bool, base, changes map[string]*V, name string) *V {
+	if incremental {
+		if v, ok := changes[name]; ok {
+			return v
 		}
 	}
-	return false
+	return base[name]
 }
 
-func (o *output) changedServices() bool {
-	for name, svc := range o.newServices {
-		if o.services[name] != svc {
+// store writes name into the changes when incremental, else into base;
+// nil deletes.
+func store[V any](incremental bool, base, changes map[string]*V, name string, v *V) {
+	switch {
+	case incremental:
+		changes[name] = v
+	case v == nil:
+		delete(base, name)
+	default:
+		base[name] = v
+	}
+}
+
+// differs says whether any change differs from base.
+func differs[V any](base, changes map[string]*V) bool {
+	for name, v := range changes {
+		if base[name] != v {
 			return true
 		}
 	}
