@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -33,6 +35,7 @@ type churn struct {
 	key     []byte
 	nsvc    int
 	created time.Time
+	nodes   bool // also change Nodes, NodePort Services and topology hints
 }
 
 const churnNS = clustergen.Namespace
@@ -66,6 +69,9 @@ func (c *churn) step() string {
 	secrets := cs.CoreV1().Secrets(churnNS)
 	i := c.rnd.IntN(c.nsvc)
 	name := clustergen.Name(i)
+	if c.nodes && c.rnd.IntN(4) == 0 {
+		return c.nodeStep(i)
+	}
 	switch op := c.rnd.IntN(20); op {
 	case 0, 1, 2, 3, 4: // an endpoint changes readiness or address
 		s, err := slices.Get(ctx, name+"-0", metav1.GetOptions{})
@@ -179,6 +185,75 @@ func (c *churn) step() string {
 	}
 }
 
+// nodeStep changes a Node (zone label, address, existence), makes a
+// Service a node-port one or back, or sets the zone hints of an endpoint.
+func (c *churn) nodeStep(i int) string {
+	ctx, cs := c.ctx, c.cs
+	name := clustergen.Name(i)
+	switch c.rnd.IntN(4) {
+	case 0, 1:
+		node := fmt.Sprintf("node-%d", c.rnd.IntN(3))
+		n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			c.did(withErr(cs.CoreV1().Nodes().Create(ctx, testNode(node, fmt.Sprintf("zone-%d", c.rnd.IntN(2)), fmt.Sprintf("192.0.2.%d", 1+c.rnd.IntN(9))), metav1.CreateOptions{})))
+			return "node created " + node
+		}
+		switch c.rnd.IntN(4) {
+		case 0:
+			c.did(cs.CoreV1().Nodes().Delete(ctx, node, metav1.DeleteOptions{}))
+			return "node deleted " + node
+		case 1:
+			n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("192.0.2.%d", 1+c.rnd.IntN(9))}}
+		case 2:
+			delete(n.Labels, corev1.LabelTopologyZone)
+		default:
+			n.Labels[corev1.LabelTopologyZone] = fmt.Sprintf("zone-%d", c.rnd.IntN(3))
+		}
+		c.did(withErr(cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})))
+		return "node updated " + node
+	case 2:
+		svc, err := cs.CoreV1().Services(churnNS).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "nothing"
+		}
+		if svc.Spec.Type == corev1.ServiceTypeNodePort {
+			svc.Spec.Type = corev1.ServiceTypeClusterIP
+			svc.Spec.Ports[0].NodePort = 0
+			delete(svc.Annotations, "traefik.ingress.kubernetes.io/service.nodeportlb")
+		} else {
+			svc.Spec.Type = corev1.ServiceTypeNodePort
+			svc.Spec.Ports[0].NodePort = int32(30000 + i)
+			if svc.Annotations == nil {
+				svc.Annotations = map[string]string{}
+			}
+			svc.Annotations["traefik.ingress.kubernetes.io/service.nodeportlb"] = "true"
+		}
+		c.did(withErr(cs.CoreV1().Services(churnNS).Update(ctx, svc, metav1.UpdateOptions{})))
+		return "service node ports toggled " + name
+	default:
+		s, err := cs.DiscoveryV1().EndpointSlices(churnNS).Get(ctx, name+"-0", metav1.GetOptions{})
+		if err != nil || len(s.Endpoints) == 0 {
+			return "nothing"
+		}
+		for k := range s.Endpoints {
+			if c.rnd.IntN(3) == 0 {
+				s.Endpoints[k].Hints = nil
+			} else {
+				s.Endpoints[k].Hints = &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: fmt.Sprintf("zone-%d", c.rnd.IntN(3))}}}
+			}
+		}
+		c.did(withErr(cs.DiscoveryV1().EndpointSlices(churnNS).Update(ctx, s, metav1.UpdateOptions{})))
+		return "slice hints " + name
+	}
+}
+
+func testNode(name, zone, ip string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelTopologyZone: zone}},
+		Status:     corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}},
+	}
+}
+
 // mutateIngress changes one thing of an Ingress: hosts, paths (including
 // paths that conflict), backends (shared, missing), TLS, the default
 // backend, the class, annotations.
@@ -250,52 +325,73 @@ func withErr[T any](_ T, err error) error { return err }
 // and checks after each one that the incremental render equals a full
 // translation of the same caches, byte for byte, errors included, and that
 // it says "changed" exactly when the configuration changed.
+//
+// SLICEWAY_INCREMENTAL_SEEDS=N runs N seeds instead of 3, for a longer hunt.
 func TestIncrementalMatchesFull(t *testing.T) {
 	crt, key := selfSignedPEM(t)
-	for seed := range uint64(3) {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			const services = 30
-			cs := fake.NewClientset()
-			for _, o := range clustergen.Cluster(services, 6) {
-				require.NoError(t, cs.Tracker().Add(o))
-			}
-			var events atomic.Int64
-			changes := &Changes{}
-			client, err := NewClient(cs, ClientOptions{
-				OnChange: changes.Record,
-				Notify:   func(string, bool) { events.Add(1) },
-			})
-			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer func() { cancel(); client.Shutdown() }()
-			client.Start(ctx)
-			require.NoError(t, client.WaitForSync(ctx, time.Minute))
-
-			opts := benchOptions()
-			opts.certs = certMemo{}
-			r := NewRenderer(opts)
-			c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx,
-				crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0)}
-			c.want = events.Load()
-			prev, _ := r.Render(client.Snapshot(), changes)
-			for step := range 400 {
-				what := c.step()
-				c.wait()
-				got, changed := r.Render(client.Snapshot(), changes)
-				want := Translate(client.Snapshot(), opts)
-				if !equalResults(t, want, got) {
-					t.Fatalf("step %d (%s): the incremental render differs from a full one", step, what)
-				}
-				if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
-					t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)
-				}
-				prev = got
-			}
-			st := r.Stats()
-			t.Logf("renders: %+v", st)
-			require.Greater(t, st.Incremental, 250, "most renders should be incremental")
-		})
+	seeds := uint64(3)
+	if n, err := strconv.Atoi(os.Getenv("SLICEWAY_INCREMENTAL_SEEDS")); err == nil && n > 0 {
+		seeds = uint64(n)
 	}
+	for _, variant := range []struct {
+		name  string
+		nodes bool
+	}{{"objects", false}, {"nodes-and-topology", true}} {
+		for seed := range seeds {
+			t.Run(fmt.Sprintf("%s/seed=%d", variant.name, seed), func(t *testing.T) {
+				runIncremental(t, seed, variant.nodes, crt, key)
+			})
+		}
+	}
+}
+
+// runIncremental is one run of TestIncrementalMatchesFull.
+func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
+	const services = 30
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(services, 6) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	var events atomic.Int64
+	changes := &Changes{}
+	client, err := NewClient(cs, ClientOptions{
+		OnChange:   changes.Record,
+		Notify:     func(string, bool) { events.Add(1) },
+		WatchNodes: nodes,
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); client.Shutdown() }()
+	client.Start(ctx)
+	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+
+	opts := benchOptions()
+	opts.certs = certMemo{}
+	if nodes {
+		// The zone comes from this proxy's Node, so Node changes matter.
+		opts.Topology = &Topology{Node: "node-1"}
+	}
+	r := NewRenderer(opts)
+	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx,
+		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0), nodes: nodes}
+	c.want = events.Load()
+	prev, _ := r.Render(client.Snapshot(), changes)
+	for step := range 400 {
+		what := c.step()
+		c.wait()
+		got, changed := r.Render(client.Snapshot(), changes)
+		want := Translate(client.Snapshot(), opts)
+		if !equalResults(t, want, got) {
+			t.Fatalf("step %d (%s): the incremental render differs from a full one", step, what)
+		}
+		if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
+			t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)
+		}
+		prev = got
+	}
+	st := r.Stats()
+	t.Logf("renders: %+v", st)
+	require.Greater(t, st.Incremental, 250, "most renders should be incremental")
 }
 
 func equalResults(t *testing.T, want, got *Result) bool {
