@@ -67,7 +67,23 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 		set.nodes && (e.locNodes || e.nodeEntries > 0):
 		return e.full()
 	}
-	return e.incremental(getter, set)
+	return r.incrementalOrFull(getter, set)
+}
+
+// incrementalOrFull renders incrementally. Should that fail in a way it
+// cannot (a panic, which is a bug), it renders in full, which rebuilds
+// every part, and counts it in Stats: a proxy keeps serving while the bug
+// is reported.
+func (r *Renderer) incrementalOrFull(getter ingressGetter, set changeSet) (res *Result, changed bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.e.stats.Recovered++
+			r.e.stats.LastRecovered = fmt.Sprint(p)
+			r.e.stale, r.e.reuse, r.e.zeroed = nil, false, nil
+			res, changed = r.e.full()
+		}
+	}()
+	return r.e.incremental(getter, set)
 }
 
 // ingressGetter is what an incremental render needs of a snapshot beyond
@@ -218,6 +234,10 @@ type RenderStats struct {
 	Reassembled int
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
+	// Recovered counts incremental renders that panicked (a bug) and were
+	// done in full instead; LastRecovered is the last panic's value.
+	Recovered     int
+	LastRecovered string
 }
 
 // Stats returns the counts of renders so far.

@@ -433,3 +433,37 @@ func equalResults(t *testing.T, want, got *Result) bool {
 	}
 	return ok
 }
+
+// panicSnapshot panics when the incremental render looks up an Ingress.
+type panicSnapshot struct{ Snapshot }
+
+func (panicSnapshot) Ingress(string, string) *netv1.Ingress { panic("lookup failed") }
+
+// TestRenderRecoversIntoFull checks that a panic during an incremental
+// render gives a full render of the same snapshot, counted in Stats.
+func TestRenderRecoversIntoFull(t *testing.T) {
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(5, 4) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	client, err := NewClient(cs, ClientOptions{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); client.Shutdown() }()
+	client.Start(ctx)
+	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+
+	opts := benchOptions()
+	r := NewRenderer(opts)
+	snap := panicSnapshot{client.Snapshot()}
+	_, _ = r.Render(snap, nil)
+	changes := &Changes{}
+	changes.Record("Ingress", nil, clustergen.Service(1, 4)[1])
+	res, changed := r.Render(snap, changes)
+	require.False(t, changed)
+	require.True(t, equalResults(t, Translate(client.Snapshot(), opts), res))
+	st := r.Stats()
+	require.Equal(t, 1, st.Recovered)
+	require.Equal(t, "lookup failed", st.LastRecovered)
+	require.Equal(t, 2, st.Full)
+}

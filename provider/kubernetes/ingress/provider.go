@@ -200,7 +200,12 @@ type renderer struct {
 // render says whether the configuration differs from the previous render's.
 func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	start := time.Now()
+	recovered := r.engine.Stats().Recovered
 	res, changed := r.engine.Render(r.client.Snapshot(), r.changes)
+	if st := r.engine.Stats(); st.Recovered > recovered {
+		r.log.Error().Str("panic", st.LastRecovered).
+			Msg("an incremental render failed (a bug: please report it with this message); rendered everything instead")
+	}
 	if res.NeedsNodes && !r.client.WatchesNodes() {
 		r.log.Info().Msg("a feature needs Nodes (service.nodeportlb, or topology.node without topology.zone): watching Nodes")
 		if err := r.client.EnsureNodes(ctx, time.Duration(r.p.SyncTimeout)); err != nil {
