@@ -212,8 +212,9 @@ type engine struct {
 	certRefs  map[string]*certRef
 	dbParts   map[*ingressPart]struct{}
 	dbErrs    []*ObjectError
-	asmErrs   []*ObjectError
-	irregular bool // the last assembly met name conflicts: assemble in full until it does not
+	asmErrs   []*ObjectError            // names taken across groups, found by a full assembly
+	errGroups map[*routerGroup]struct{} // groups with a path that repeats another's rule
+	irregular bool                      // the last full assembly met names whose outcome depends on order: assemble in full until it does not
 	res       *Result
 	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
 	stats     RenderStats
@@ -309,7 +310,8 @@ type serviceEntry struct {
 type routerGroup struct {
 	key     string
 	members []*pendingRouter
-	names   []string // the router names given to the members
+	names   []string       // the router names given to the members
+	errs    []*ObjectError // members whose name an older member of the group has
 	// Most keys have one router: room for it without more allocations.
 	memberBuf [1]*pendingRouter
 	buf       [1]string
@@ -568,6 +570,9 @@ func (e *engine) result() *Result {
 	errs := slices.Clone(e.locErrs)
 	errs = append(errs, e.dbErrs...)
 	errs = append(errs, e.asmErrs...)
+	for g := range e.errGroups {
+		errs = append(errs, g.errs...)
+	}
 	for p := range e.errParts {
 		errs = append(errs, p.errs...)
 	}
@@ -712,6 +717,7 @@ func (e *engine) assembleAll() {
 	e.slab = make([]routerGroup, 0, routers)
 	e.certRefs = map[string]*certRef{}
 	e.irregular, e.asmErrs = false, nil
+	e.errGroups = map[*routerGroup]struct{}{}
 	for _, p := range e.served {
 		for _, pr := range p.routers {
 			g := e.group(pr.key)
@@ -779,9 +785,12 @@ func (e *engine) assembleDefault(out *output) {
 }
 
 // resolve names the routers of one key: the key itself for a lone router,
-// else the key and the hash of each rule. In a full assembly a name that is
-// taken is reported and the state marked irregular; in an incremental one it
-// returns false, and the caller assembles in full.
+// else the key and the hash of each rule. Two paths of one key with the
+// same rule get the same name: the older one keeps it, the other is
+// reported (within one group, so the outcome does not depend on other
+// groups). A name taken by another group depends on the order groups are
+// named in: a full assembly reports it and marks the state irregular; an
+// incremental one returns false, and the caller assembles in full.
 func (e *engine) resolve(out *output, g *routerGroup) bool {
 	// A path whose key is the default backend's router name is renamed
 	// like a conflict, so that neither hides the other.
@@ -807,12 +816,18 @@ func (e *engine) resolve(out *output, g *routerGroup) bool {
 
 func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pendingRouter) bool {
 	if out.router(name) != nil {
-		if out.incremental {
+		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
+			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)}
+		switch {
+		case slices.Contains(g.names, name): // by an older path of this group
+			g.errs = append(g.errs, taken)
+			e.errGroups[g] = struct{}{}
+		case out.incremental:
 			return false
+		default:
+			e.irregular = true
+			e.asmErrs = append(e.asmErrs, taken)
 		}
-		e.irregular = true
-		e.asmErrs = append(e.asmErrs, &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
-			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)})
 		return true
 	}
 	rt := pr.router
@@ -867,6 +882,8 @@ func (e *engine) removeNames(out *output, g *routerGroup) {
 		}
 	}
 	g.names = g.buf[:0]
+	g.errs = nil
+	delete(e.errGroups, g)
 }
 
 func (e *engine) addCerts(p *ingressPart) {

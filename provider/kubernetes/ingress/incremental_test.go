@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -466,4 +467,101 @@ func TestRenderRecoversIntoFull(t *testing.T) {
 	require.Equal(t, 1, st.Recovered)
 	require.Equal(t, "lookup failed", st.LastRecovered)
 	require.Equal(t, 2, st.Full)
+}
+
+// TestIncrementalNameCollisions covers the router names whose outcome
+// depends on the order groups are named in: a path whose key is the default
+// router's name, and an Ingress whose key equals the hashed name another
+// Ingress's conflicting paths get. Renders assemble in full while they
+// exist, and incrementally again once they are gone; every render equals a
+// full translation.
+func TestIncrementalNameCollisions(t *testing.T) {
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(4, 4) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	// A Service with endpoints in namespace default, for the Ingress
+	// default/router.
+	for _, o := range clustergen.Service(9, 4) {
+		m := o.(metav1.Object)
+		if m.GetName() == clustergen.Name(9) && o.GetObjectKind().GroupVersionKind().Kind == "Ingress" {
+			continue
+		}
+		m.SetNamespace("default")
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	var events atomic.Int64
+	changes := &Changes{}
+	client, err := NewClient(cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); client.Shutdown() }()
+	client.Start(ctx)
+	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+
+	opts := benchOptions()
+	r := NewRenderer(opts)
+	prev, _ := r.Render(client.Snapshot(), changes)
+	want := events.Load()
+	ings := func(ns string) interface {
+		Create(context.Context, *netv1.Ingress, metav1.CreateOptions) (*netv1.Ingress, error)
+		Delete(context.Context, string, metav1.DeleteOptions) error
+	} {
+		return cs.NetworkingV1().Ingresses(ns)
+	}
+	check := func(what string, err error) *Result {
+		t.Helper()
+		require.NoError(t, err, what)
+		want++
+		deadline := time.Now().Add(10 * time.Second)
+		for events.Load() < want {
+			require.True(t, time.Now().Before(deadline), "%s: no event", what)
+			time.Sleep(time.Millisecond)
+		}
+		got, changed := r.Render(client.Snapshot(), changes)
+		if !equalResults(t, Translate(client.Snapshot(), opts), got) {
+			t.Fatalf("%s: the incremental render differs from a full one", what)
+		}
+		require.Equal(t, !reflect.DeepEqual(prev.Configuration, got.Configuration), changed, what)
+		prev = got
+		return got
+	}
+	ingress := func(ns, name, svc string, paths ...netv1.HTTPIngressPath) *netv1.Ingress {
+		for i := range paths {
+			paths[i].Backend = netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: svc, Port: netv1.ServiceBackendPort{Name: "http"}}}
+		}
+		return &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{{IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: paths}}}}}}
+	}
+	prefix, exact := netv1.PathTypePrefix, netv1.PathTypeExact
+	slash := func(pt *netv1.PathType) netv1.HTTPIngressPath { return netv1.HTTPIngressPath{Path: "/", PathType: pt} }
+
+	// Two paths with one key and different rules: hashed names, in one group.
+	res := check("conflict", withErr(ings(churnNS).Create(ctx, ingress(churnNS, "a", clustergen.Name(1), slash(&prefix), slash(&exact)), metav1.CreateOptions{})))
+	var hashed string
+	for name := range res.Configuration.HTTP.Routers {
+		if strings.HasPrefix(name, churnNS+"-a-") {
+			hashed = name
+		}
+	}
+	require.NotEmpty(t, hashed)
+	// The same rule twice in one group: reported within the group.
+	check("same rule twice", withErr(ings(churnNS).Create(ctx, ingress(churnNS, "b", clustergen.Name(2), slash(&prefix), slash(&prefix)), metav1.CreateOptions{})))
+	require.Zero(t, r.Stats().Reassembled)
+
+	// An Ingress whose own key is that hashed name.
+	check("key equals a hashed name", withErr(ings(churnNS).Create(ctx, ingress(churnNS, strings.TrimPrefix(hashed, churnNS+"-"), clustergen.Name(2), slash(&prefix)), metav1.CreateOptions{})))
+	// A path whose key is the default router's name.
+	check("key equals default-router", withErr(ings("default").Create(ctx, ingress("default", "router", clustergen.Name(9), slash(&prefix)), metav1.CreateOptions{})))
+	reassembled := r.Stats().Reassembled
+	slice := clustergen.Slice(1, 0, 0, 1)
+	check("endpoints while irregular", withErr(cs.DiscoveryV1().EndpointSlices(churnNS).Update(ctx, slice, metav1.UpdateOptions{})))
+	require.Greater(t, r.Stats().Reassembled, reassembled, "renders assemble in full while names collide")
+
+	check("collision gone", ings(churnNS).Delete(ctx, strings.TrimPrefix(hashed, churnNS+"-"), metav1.DeleteOptions{}))
+	check("default-router key gone", ings("default").Delete(ctx, "router", metav1.DeleteOptions{}))
+	reassembled = r.Stats().Reassembled
+	slice = clustergen.Slice(1, 0, 0, 3)
+	check("endpoints again", withErr(cs.DiscoveryV1().EndpointSlices(churnNS).Update(ctx, slice, metav1.UpdateOptions{})))
+	require.Equal(t, reassembled, r.Stats().Reassembled, "incremental again once the names are regular")
 }
