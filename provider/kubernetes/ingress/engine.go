@@ -62,10 +62,19 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	defer func() { e.snap = nil }()
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
-	switch {
-	case e.res == nil || set.full || !canLookUp,
-		set.nodes && (e.locNodes || e.nodeEntries > 0):
+	if e.res == nil || set.full || !canLookUp {
 		return e.full()
+	}
+	if set.nodes && e.locNodes {
+		// The zone of this proxy may have changed, which every load
+		// balancer with zone hints depends on.
+		node, zone := e.selectOpts.Node, e.selectOpts.Zone
+		e.locate()
+		if node != e.selectOpts.Node || zone != e.selectOpts.Zone {
+			// full compares with the zone the load balancers were built for.
+			e.selectOpts.Node, e.selectOpts.Zone = node, zone
+			return e.full()
+		}
 	}
 	return r.incrementalOrFull(getter, set)
 }
@@ -101,7 +110,8 @@ type Changes struct {
 }
 
 type changeSet struct {
-	full      bool                // something every part may depend on (an IngressClass)
+	full      bool                // something every part may depend on
+	classes   bool                // an IngressClass: which Ingresses are served
 	nodes     bool                // a Node: node ports and the zone of this proxy
 	ingresses map[string]struct{} // namespace/name
 	services  map[string]struct{} // namespace/name of Services, also for their EndpointSlices
@@ -146,6 +156,8 @@ func (s *changeSet) record(kind string, obj any) {
 	switch {
 	case kind == "Node":
 		s.nodes = true
+	case kind == "IngressClass":
+		s.classes = true
 	case key == "" || !strings.Contains(key, "/"):
 		s.full = true // nothing to tell which parts depend on it
 	case kind == "Ingress":
@@ -223,8 +235,8 @@ type engine struct {
 // RenderStats count a Renderer's renders by kind.
 type RenderStats struct {
 	// Full renders translated everything: the first one, and those after a
-	// change that every part may depend on (an IngressClass, a Node that
-	// the configuration reads).
+	// change that every part may depend on (the zone of this proxy's Node,
+	// an event without its object).
 	Full int
 	// Incremental renders translated only the Ingresses that depend on the
 	// changed objects.
@@ -520,9 +532,37 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	for key := range set.ingresses {
 		dirty[key] = struct{}{}
 	}
+	if set.nodes && e.nodeEntries > 0 {
+		// Node ports: the load balancers built from the Nodes, and their users.
+		for id, en := range e.entries {
+			if en.nodes {
+				e.stale[id] = en
+				delete(e.entries, id)
+				for _, p := range e.svcUsers[en.svcKey] {
+					dirty[p.key] = struct{}{}
+				}
+			}
+		}
+	}
+	if set.classes {
+		// The Ingresses whose class now says otherwise come or go; the
+		// others are as they were (a part does not depend on classes).
+		e.classes = e.readClasses()
+		for _, ing := range e.snap.Ingresses() {
+			if ing == nil {
+				continue
+			}
+			key := ing.Namespace + "/" + ing.Name
+			if _, was := e.parts[key]; was != e.classes.serves(ing, e.opts.IngressClass) {
+				dirty[key] = struct{}{}
+			}
+		}
+	}
 	if len(dirty) == 0 {
+		// Nothing to translate; the warnings about this proxy's Node may
+		// still have changed.
 		e.stale = nil
-		return e.res, false
+		return e.result(), false
 	}
 	keys := slices.Sorted(maps.Keys(dirty))
 	var olds, news []*ingressPart
