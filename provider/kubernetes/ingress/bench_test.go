@@ -100,8 +100,8 @@ func BenchmarkRenderFull(b *testing.B) {
 }
 
 // BenchmarkRenderFullWarm renders the whole configuration again from
-// synced caches with a Renderer that rendered them before: what a change
-// every part may depend on (an IngressClass) costs. Every Ingress is
+// synced caches with a Renderer that rendered them before (Render with no
+// Changes): what a change of this proxy's zone costs. Every Ingress is
 // translated and every router named again; the load balancers of Services
 // whose objects are the same are taken from the previous render.
 func BenchmarkRenderFullWarm(b *testing.B) {
