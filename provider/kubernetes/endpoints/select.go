@@ -164,6 +164,13 @@ const smallCands = 32
 // The backends are sorted IPs first (by netip.Addr.Compare, then port), then FQDNs (by name,
 // then port). The problems are sorted by Slice, then Field (indices compared numerically).
 func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) ([]Backend, []*Problem) {
+	return AppendSelect(nil, slices, portName, opts)
+}
+
+// AppendSelect is Select appending the backends to dst, so that a caller
+// that turns them into something else at once (server URLs) can reuse one
+// buffer for every Service.
+func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName string, opts Options) ([]Backend, []*Problem) {
 	total := 0
 	for _, s := range slices {
 		if s == nil {
@@ -197,7 +204,7 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 	}
 	slicesSortFunc(sel.problems, compareProblems)
 	if len(cands) == 0 {
-		return nil, sel.problems
+		return dst, sel.problems
 	}
 
 	// Deduplicate by sorting: the copies of one address and port end up
@@ -236,10 +243,13 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 		}
 	}
 	if kept == 0 {
-		return nil, sel.problems
+		return dst, sel.problems
 	}
 
-	out := make([]Backend, 0, kept)
+	out := dst
+	if cap(out)-len(out) < kept {
+		out = append(make([]Backend, 0, len(dst)+kept), dst...)
+	}
 	for _, idx := range uniq {
 		c := &cands[idx]
 		b := Backend{Address: c.text, Port: c.port}

@@ -196,6 +196,7 @@ type engine struct {
 	opts       *Provider
 	snap       Snapshot // during a render
 	selectOpts endpoints.Options
+	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
 	classes  classSet
 	locErrs  []*ObjectError // about this proxy's Node

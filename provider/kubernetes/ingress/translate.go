@@ -528,7 +528,9 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	opts := e.selectOpts
 	opts.AddressTypes = e.addressTypes(svc)
 	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
-	backends, problems := endpoints.Select(en.slices, p.Name, opts)
+	// One buffer of backends serves every Service: they become URLs at once.
+	backends, problems := endpoints.AppendSelect(e.backends[:0], en.slices, p.Name, opts)
+	e.backends = backends[:0]
 	for _, pr := range problems {
 		ns, name, _ := strings.Cut(pr.Slice, "/")
 		en.errs = append(en.errs, &ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
