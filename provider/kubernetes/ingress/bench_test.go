@@ -1,14 +1,17 @@
 package ingress
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -157,9 +160,6 @@ func runningProvider(b *testing.B, cs kubernetes.Interface, obs Observer) (<-cha
 // and its delivery are not timed.
 func BenchmarkRenderAfterSliceChange(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		if services == 0 {
-			b.Skip("needs the generated cluster")
-		}
 		cs := benchClientset(b, services)
 		var events atomic.Int64
 		changes := &Changes{}
@@ -167,20 +167,13 @@ func BenchmarkRenderAfterSliceChange(b *testing.B) {
 		ctx := context.Background()
 		r := NewRenderer(benchOptions())
 		prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
-		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
-		// A service without the duplicated third slice (i%5 != 0), so that
-		// the endpoint's readiness decides whether its server is there.
-		target := clustergen.Slice(services/2+1, 0, 0, benchEndpoints/2)
-		svcName := serviceKey(clustergen.Namespace, clustergen.Name(services/2+1), "http")
+		target := benchSlice(b, cs, prev)
+		slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
 		b.ReportAllocs()
 		b.ResetTimer()
-		i := 0
-		for b.Loop() {
+		for i := 0; b.Loop(); i++ {
 			b.StopTimer()
-			i++
-			// Toggle the readiness of the first endpoint (ready at first).
-			ready := i%2 == 0
-			target.Endpoints[0].Conditions.Ready = &ready
+			toggleAddress(target, i)
 			want := events.Load() + 1
 			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
 				b.Fatal(err)
@@ -189,11 +182,9 @@ func BenchmarkRenderAfterSliceChange(b *testing.B) {
 				time.Sleep(50 * time.Microsecond)
 			}
 			b.StartTimer()
-			res, changed := r.Render(client.Snapshot(), changes)
-			if !changed || len(res.Configuration.HTTP.Services[svcName].LoadBalancer.Servers) == len(prev.Configuration.HTTP.Services[svcName].LoadBalancer.Servers) {
+			if _, changed := r.Render(client.Snapshot(), changes); !changed {
 				b.Fatal("the change did not reach the configuration")
 			}
-			prev = res
 		}
 		b.StopTimer()
 		if st := r.Stats(); st.Full != 1 {
@@ -202,27 +193,72 @@ func BenchmarkRenderAfterSliceChange(b *testing.B) {
 	})
 }
 
+// benchSlice picks the EndpointSlice the change benchmarks update: the
+// middle one, by namespace and name, of the slices whose Service a router of
+// res sends to and that have a ready address.
+func benchSlice(b *testing.B, cs kubernetes.Interface, res *Result) *discoveryv1.EndpointSlice {
+	b.Helper()
+	used := map[string]bool{}
+	for _, rt := range res.Configuration.HTTP.Routers {
+		if o := rt.Observability; o != nil && o.Metadata != nil && o.Metadata.Ingress != nil {
+			used[o.Metadata.Ingress.Namespace+"/"+o.Metadata.Ingress.ServiceName] = true
+		}
+	}
+	list, err := cs.DiscoveryV1().EndpointSlices("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var candidates []*discoveryv1.EndpointSlice
+	for i := range list.Items {
+		s := &list.Items[i]
+		if !used[s.Namespace+"/"+s.Labels[discoveryv1.LabelServiceName]] || s.AddressType != discoveryv1.AddressTypeIPv4 ||
+			len(s.Endpoints) == 0 || len(s.Endpoints[0].Addresses) == 0 ||
+			(s.Endpoints[0].Conditions.Ready != nil && !*s.Endpoints[0].Conditions.Ready) {
+			continue
+		}
+		candidates = append(candidates, s)
+	}
+	if len(candidates) == 0 {
+		b.Fatal("no EndpointSlice with a ready first endpoint behind a router")
+	}
+	slices.SortFunc(candidates, func(x, y *discoveryv1.EndpointSlice) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
+	return candidates[len(candidates)/2]
+}
+
+// toggleAddress moves the slice's first (ready) endpoint to a documentation
+// address and back: a server of its Service changes every time.
+func toggleAddress(s *discoveryv1.EndpointSlice, i int) {
+	if s.Annotations == nil {
+		s.Annotations = map[string]string{}
+	}
+	const key = "bench.sliceway.io/original-address"
+	if _, ok := s.Annotations[key]; !ok {
+		s.Annotations[key] = s.Endpoints[0].Addresses[0]
+	}
+	if i%2 == 0 {
+		s.Endpoints[0].Addresses[0] = "198.51.100.7"
+	} else {
+		s.Endpoints[0].Addresses[0] = s.Annotations[key]
+	}
+}
+
 // BenchmarkSliceChangeEndToEnd measures the same change end to end: from
 // the API update (through the fake clientset) to the new configuration
 // sent by Provide.
 func BenchmarkSliceChangeEndToEnd(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		if services == 0 {
-			b.Skip("needs the generated cluster")
-		}
 		cs := benchClientset(b, services)
 		out, stop := runningProvider(b, cs, &countingObserver{})
 		defer stop()
 		ctx := context.Background()
-		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
-		target := clustergen.Slice(services/2+1, 0, 0, benchEndpoints/2)
+		target := benchSlice(b, cs, Translate(syncedClient(b, cs, ClientOptions{}).Snapshot(), benchOptions()))
+		slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
 		b.ReportAllocs()
 		b.ResetTimer()
-		i := 0
-		for b.Loop() {
-			i++
-			ready := i%2 == 0
-			target.Endpoints[0].Conditions.Ready = &ready
+		for i := 0; b.Loop(); i++ {
+			toggleAddress(target, i)
 			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
 				b.Fatal(err)
 			}
@@ -235,23 +271,23 @@ func BenchmarkSliceChangeEndToEnd(b *testing.B) {
 // changes); renders/op must read 0.
 func BenchmarkNoopUpdate(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		if services == 0 {
-			b.Skip("needs the generated cluster")
-		}
 		cs := benchClientset(b, services)
 		obs := &countingObserver{}
 		_, stop := runningProvider(b, cs, obs)
 		defer stop()
 		ctx := context.Background()
-		slices := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
-		target := clustergen.Slice(services/2, 0, 0, benchEndpoints/2)
+		target := benchSlice(b, cs, Translate(syncedClient(b, cs, ClientOptions{}).Snapshot(), benchOptions()))
+		slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
+		if target.Annotations == nil {
+			target.Annotations = map[string]string{}
+		}
 		before := obs.renders.Load()
 		b.ReportAllocs()
 		b.ResetTimer()
 		i := 0
 		for b.Loop() {
 			i++
-			target.Annotations = map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": fmt.Sprint(i)}
+			target.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = fmt.Sprint(i)
 			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
 				b.Fatal(err)
 			}
