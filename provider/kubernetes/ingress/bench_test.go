@@ -12,6 +12,7 @@ import (
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -160,37 +161,58 @@ func runningProvider(b *testing.B, cs kubernetes.Interface, obs Observer) (<-cha
 // and its delivery are not timed.
 func BenchmarkRenderAfterSliceChange(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
+		benchSliceChange(b, benchClientset(b, services))
+	})
+}
+
+// BenchmarkRenderAfterSliceChangeWithProblems is the same on a cluster
+// where one Ingress in ten names a Service that does not exist: the render
+// reports those problems every time without formatting or logging them
+// again.
+func BenchmarkRenderAfterSliceChangeWithProblems(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
 		cs := benchClientset(b, services)
-		var events atomic.Int64
-		changes := &Changes{}
-		client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
-		ctx := context.Background()
-		r := NewRenderer(benchOptions())
-		prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
-		target := benchSlice(b, cs, prev)
-		slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			b.StopTimer()
-			toggleAddress(target, i)
-			want := events.Load() + 1
-			if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
+		for i := range max(services, 1000) / 10 {
+			ing := clustergen.Service(services+i, 1)[1].(*netv1.Ingress)
+			ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = fmt.Sprintf("missing-%d", i)
+			if err := cs.(*fake.Clientset).Tracker().Add(ing); err != nil {
 				b.Fatal(err)
 			}
-			for events.Load() < want {
-				time.Sleep(50 * time.Microsecond)
-			}
-			b.StartTimer()
-			if _, changed := r.Render(client.Snapshot(), changes); !changed {
-				b.Fatal("the change did not reach the configuration")
-			}
 		}
-		b.StopTimer()
-		if st := r.Stats(); st.Full != 1 {
-			b.Fatalf("%d full renders, want only the first: %+v", st.Full, st)
-		}
+		benchSliceChange(b, cs)
 	})
+}
+
+func benchSliceChange(b *testing.B, cs kubernetes.Interface) {
+	var events atomic.Int64
+	changes := &Changes{}
+	client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
+	ctx := context.Background()
+	r := NewRenderer(benchOptions())
+	prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
+	target := benchSlice(b, cs, prev)
+	slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		toggleAddress(target, i)
+		want := events.Load() + 1
+		if _, err := slices.Update(ctx, target, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for events.Load() < want {
+			time.Sleep(50 * time.Microsecond)
+		}
+		b.StartTimer()
+		if _, changed := r.Render(client.Snapshot(), changes); !changed {
+			b.Fatal("the change did not reach the configuration")
+		}
+	}
+	b.StopTimer()
+	if st := r.Stats(); st.Full != 1 {
+		b.Fatalf("%d full renders, want only the first: %+v", st.Full, st)
+	}
 }
 
 // benchSlice picks the EndpointSlice the change benchmarks update: the

@@ -229,7 +229,9 @@ type engine struct {
 	errGroups map[*routerGroup]struct{} // groups with a path that repeats another's rule
 	irregular bool                      // the last full assembly met names whose outcome depends on order: assemble in full until it does not
 	res       *Result
-	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
+	ingresses []*netv1.Ingress        // the served Ingresses of the last result, shared while they do not change
+	texts     map[*ObjectError]string // the texts of recent problems, for sorting
+	errsDirty bool                    // the problems may differ from those of e.res
 	stats     RenderStats
 }
 
@@ -424,6 +426,7 @@ func (e *engine) addPart(p *ingressPart, sorted bool) {
 			}
 			if len(en.errs) > 0 {
 				e.errEntries[en] = struct{}{}
+				e.errsDirty = true
 			}
 		}
 		addUser(e.svcUsers, en.svcKey, p)
@@ -433,6 +436,7 @@ func (e *engine) addPart(p *ingressPart, sorted bool) {
 	}
 	if len(p.errs) > 0 {
 		e.errParts[p] = struct{}{}
+		e.errsDirty = true
 	}
 	if p.defaultBackend != nil {
 		e.dbParts[p] = struct{}{}
@@ -451,7 +455,10 @@ func (e *engine) removePart(p *ingressPart) {
 			if en.nodes {
 				e.nodeEntries--
 			}
-			delete(e.errEntries, en)
+			if len(en.errs) > 0 {
+				delete(e.errEntries, en)
+				e.errsDirty = true
+			}
 			e.zeroed = append(e.zeroed, en)
 		}
 		removeUser(e.svcUsers, en.svcKey, p)
@@ -459,7 +466,10 @@ func (e *engine) removePart(p *ingressPart) {
 	for _, s := range p.secrets {
 		removeUser(e.secUsers, s, p)
 	}
-	delete(e.errParts, p)
+	if len(p.errs) > 0 {
+		delete(e.errParts, p)
+		e.errsDirty = true
+	}
 	delete(e.dbParts, p)
 }
 
@@ -608,19 +618,13 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 
 // result gathers the Result of the current state.
 func (e *engine) result() *Result {
-	errs := slices.Clone(e.locErrs)
-	errs = append(errs, e.dbErrs...)
-	errs = append(errs, e.asmErrs...)
-	for g := range e.errGroups {
-		errs = append(errs, g.errs...)
+	var errs []*ObjectError
+	if e.res != nil && !e.errsDirty {
+		errs = e.res.Errors
+	} else {
+		errs = e.collectErrors()
+		e.errsDirty = false
 	}
-	for p := range e.errParts {
-		errs = append(errs, p.errs...)
-	}
-	for en := range e.errEntries {
-		errs = append(errs, en.errs...)
-	}
-	errs = sortErrors(errs)
 	if e.ingresses == nil {
 		e.ingresses = make([]*netv1.Ingress, len(e.served))
 		for i, p := range e.served {
@@ -636,17 +640,51 @@ func (e *engine) result() *Result {
 	return e.res
 }
 
+// collectErrors gathers and sorts the problems of every part, entry and
+// assembly step.
+func (e *engine) collectErrors() []*ObjectError {
+	errs := slices.Clone(e.locErrs)
+	errs = append(errs, e.dbErrs...)
+	errs = append(errs, e.asmErrs...)
+	for g := range e.errGroups {
+		errs = append(errs, g.errs...)
+	}
+	for p := range e.errParts {
+		errs = append(errs, p.errs...)
+	}
+	for en := range e.errEntries {
+		errs = append(errs, en.errs...)
+	}
+	errs = e.sortErrors(errs)
+	if e.res != nil && slices.Equal(errs, e.res.Errors) {
+		return e.res.Errors // the same problems: the same list, which readers can tell at a glance
+	}
+	return errs
+}
+
 // sortErrors puts errors in a total order (kind, namespace, name, field in
 // natural order, text) and drops repeats, so that the list does not depend
-// on the order objects were read in.
-func sortErrors(errs []*ObjectError) []*ObjectError {
-	texts := make(map[*ObjectError]string, len(errs))
-	for _, e := range errs {
-		texts[e] = e.Error()
+// on the order objects were read in. The texts are kept across renders:
+// the problems of parts that did not change are the same objects.
+func (e *engine) sortErrors(errs []*ObjectError) []*ObjectError {
+	if e.texts == nil || len(e.texts) > 2*len(errs)+64 {
+		e.texts = make(map[*ObjectError]string, len(errs))
 	}
+	for _, oe := range errs {
+		if _, ok := e.texts[oe]; !ok {
+			e.texts[oe] = oe.Error()
+		}
+	}
+	texts := e.texts
 	slices.SortFunc(errs, func(a, b *ObjectError) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(a.Name, b.Name), natural.Compare(a.Field, b.Field), cmp.Compare(texts[a], texts[b]))
+		// cmp.Or would compute every comparison; most end at the name.
+		if c := cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name)); c != 0 {
+			return c
+		}
+		if c := natural.Compare(a.Field, b.Field); c != 0 {
+			return c
+		}
+		return cmp.Compare(texts[a], texts[b])
 	})
 	return slices.CompactFunc(errs, func(a, b *ObjectError) bool { return texts[a] == texts[b] })
 }
@@ -759,6 +797,7 @@ func (e *engine) assembleAll() {
 	e.certRefs = map[string]*certRef{}
 	e.irregular, e.asmErrs = false, nil
 	e.errGroups = map[*routerGroup]struct{}{}
+	e.errsDirty = true
 	for _, p := range e.served {
 		for _, pr := range p.routers {
 			g := e.group(pr.key)
@@ -797,6 +836,9 @@ func (e *engine) group(key string) *routerGroup {
 // assembleDefault gives the default backend to the oldest Ingress whose
 // default backend can be used; the others are told which Ingress has it.
 func (e *engine) assembleDefault(out *output) {
+	if len(e.dbErrs) > 0 {
+		e.errsDirty = true
+	}
 	e.dbErrs = nil
 	var router *dynamic.Router
 	var service *dynamic.Service
@@ -805,9 +847,11 @@ func (e *engine) assembleDefault(out *output) {
 		c := p.defaultBackend
 		switch {
 		case owner != "":
+			e.errsDirty = true
 			e.dbErrs = append(e.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: "spec.defaultBackend", Severity: SeverityError,
 				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner)})
 		case c.router == nil:
+			e.errsDirty = true
 			e.dbErrs = append(e.dbErrs, c.errs...)
 		default:
 			owner = p.key
@@ -863,6 +907,7 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pending
 		case slices.Contains(g.names, name): // by an older path of this group
 			g.errs = append(g.errs, taken)
 			e.errGroups[g] = struct{}{}
+			e.errsDirty = true
 		case out.incremental:
 			return false
 		default:
@@ -923,8 +968,11 @@ func (e *engine) removeNames(out *output, g *routerGroup) {
 		}
 	}
 	g.names = g.buf[:0]
-	g.errs = nil
-	delete(e.errGroups, g)
+	if len(g.errs) > 0 {
+		g.errs = nil
+		delete(e.errGroups, g)
+		e.errsDirty = true
+	}
 }
 
 func (e *engine) addCerts(p *ingressPart) {

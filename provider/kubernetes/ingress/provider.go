@@ -195,6 +195,8 @@ type renderer struct {
 	engine   *Renderer
 	changes  *Changes
 	reported map[string]bool
+	// the list the reported texts come from
+	lastErrors []*ObjectError
 }
 
 // render says whether the configuration differs from the previous render's.
@@ -221,15 +223,18 @@ func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	}
 	took := time.Since(start)
 	r.p.observer.Rendered(time.Now(), took, len(res.Errors))
-	now := make(map[string]bool, len(res.Errors))
-	for _, e := range res.Errors {
-		msg := e.Error()
-		now[msg] = true
-		if !r.reported[msg] {
-			LogObjectError(r.log, e)
+	// The renderer hands out the same list while the problems are the same.
+	if r.reported == nil || !sameList(res.Errors, r.lastErrors) {
+		now := make(map[string]bool, len(res.Errors))
+		for _, e := range res.Errors {
+			msg := e.Error()
+			now[msg] = true
+			if !r.reported[msg] {
+				LogObjectError(r.log, e)
+			}
 		}
+		r.reported, r.lastErrors = now, res.Errors
 	}
-	r.reported = now
 	r.log.Debug().Dur("took", took).Int("routers", len(res.Configuration.HTTP.Routers)).
 		Int("services", len(res.Configuration.HTTP.Services)).Bool("changed", changed).Msg("rendered")
 	return res, changed

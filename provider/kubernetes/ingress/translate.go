@@ -103,6 +103,7 @@ func (p pathRef) backend() string {
 // options (or NODE_NAME, resolved by Init), the zone from the options or
 // else from the Node's zone label, which needs the Nodes watched.
 func (e *engine) locate() {
+	e.errsDirty = e.errsDirty || len(e.locErrs) > 0
 	e.locErrs, e.locNodes = nil, false
 	node, zone := e.opts.nodeName, ""
 	if tp := e.opts.Topology; tp != nil {
@@ -130,6 +131,7 @@ func (e *engine) locate() {
 				e.locErrs = append(e.locErrs, &ObjectError{Kind: "Node", Name: node, Field: "metadata.labels[" + corev1.LabelTopologyZone + "]", Severity: SeverityWarning,
 					Err: errors.New("this proxy's node has no zone label: zone hints are not used (set topology.zone)")})
 			}
+			e.errsDirty = e.errsDirty || len(e.locErrs) > 0
 		}
 	}
 	e.selectOpts.Node, e.selectOpts.Zone = node, zone
