@@ -34,17 +34,7 @@ func smallBenchSlices() []*discoveryv1.EndpointSlice {
 	return out
 }
 
-func BenchmarkSelectSmall(b *testing.B) {
-	in := smallBenchSlices()
-	got, problems := Select(in, "http", Options{})
-	if len(got) != 19 || len(problems) != 0 {
-		b.Fatalf("unexpected result: %d backends, %d problems", len(got), len(problems))
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		Select(in, "http", Options{})
-	}
-}
+func BenchmarkSelectSmall(b *testing.B) { benchSelect(b, smallBenchSlices(), 19) }
 
 // TestMaybeRefusedIPv4CoversRefusedAddress keeps the IPv4 fast path's
 // pre-check in step with RefusedAddress: every IPv4 address that

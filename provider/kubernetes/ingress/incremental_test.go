@@ -322,6 +322,19 @@ func (c *churn) mutateIngress(ing *netv1.Ingress) {
 
 func withErr[T any](_ T, err error) error { return err }
 
+// startClient starts informers on cs and waits for them to sync; they stop
+// when the test ends. ctx is theirs.
+func startClient(t *testing.T, cs *fake.Clientset, opts ClientOptions) (*Client, context.Context) {
+	t.Helper()
+	client, err := NewClient(cs, opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); client.Shutdown() })
+	client.Start(ctx)
+	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+	return client, ctx
+}
+
 // TestIncrementalMatchesFull drives random changes through real informers
 // and checks after each one that the incremental render equals a full
 // translation of the same caches, byte for byte, errors included, and that
@@ -355,16 +368,11 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	}
 	var events atomic.Int64
 	changes := &Changes{}
-	client, err := NewClient(cs, ClientOptions{
+	client, ctx := startClient(t, cs, ClientOptions{
 		OnChange:   changes.Record,
 		Notify:     func(string, bool) { events.Add(1) },
 		WatchNodes: nodes,
 	})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer func() { cancel(); client.Shutdown() }()
-	client.Start(ctx)
-	require.NoError(t, client.WaitForSync(ctx, time.Minute))
 
 	opts := benchOptions()
 	opts.certs = certMemo{}
@@ -447,12 +455,7 @@ func TestRenderRecoversIntoFull(t *testing.T) {
 	for _, o := range clustergen.Cluster(5, 4) {
 		require.NoError(t, cs.Tracker().Add(o))
 	}
-	client, err := NewClient(cs, ClientOptions{})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer func() { cancel(); client.Shutdown() }()
-	client.Start(ctx)
-	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+	client, _ := startClient(t, cs, ClientOptions{})
 
 	opts := benchOptions()
 	r := NewRenderer(opts)
@@ -492,12 +495,7 @@ func TestIncrementalNameCollisions(t *testing.T) {
 	}
 	var events atomic.Int64
 	changes := &Changes{}
-	client, err := NewClient(cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer func() { cancel(); client.Shutdown() }()
-	client.Start(ctx)
-	require.NoError(t, client.WaitForSync(ctx, time.Minute))
+	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
 
 	opts := benchOptions()
 	r := NewRenderer(opts)
