@@ -268,6 +268,7 @@ func TestServeAnswersAsDocumented(t *testing.T) {
 	for _, name := range []string{"sliceway_render_duration_seconds_count", "sliceway_last_sync_timestamp_seconds"} {
 		assert.Contains(t, metrics, "\n"+name+" ")
 	}
+	assert.Contains(t, metrics, "\n"+`sliceway_renders_total{kind="full"} 1`+"\n", "one full render, nothing since")
 	assert.NotContains(t, metrics, `result="filtered"`, "the demo cluster does not change")
 
 	assert.Equal(t, 0, p.terminate(), "SIGTERM is a clean stop; stderr:\n%s", p.stderr.String())

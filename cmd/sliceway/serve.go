@@ -40,6 +40,7 @@ type metrics struct {
 	registry   *prometheus.Registry
 	sent       prometheus.Counter
 	renders    prometheus.Histogram
+	kinds      *prometheus.CounterVec
 	events     *prometheus.CounterVec
 	lastSync   prometheus.Gauge
 	objectErrs prometheus.Gauge
@@ -57,6 +58,10 @@ func newMetrics() *metrics {
 			Help:    "Time to render a configuration from the informer caches.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}),
+		kinds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sliceway_renders_total",
+			Help: "Renders by kind: full, incremental (only what depends on the changed objects), reassembled (incremental, all router names given again) or recovered (an incremental render failed and was done in full).",
+		}, []string{"kind"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sliceway_events_total",
 			Help: "Informer events by kind; result is changed (rendered) or filtered (dropped by the change filter).",
@@ -70,7 +75,7 @@ func newMetrics() *metrics {
 			Help: "Problems with individual objects found by the last render.",
 		}),
 	}
-	m.registry.MustRegister(m.sent, m.renders, m.events, m.lastSync, m.objectErrs,
+	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.events, m.lastSync, m.objectErrs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -88,6 +93,9 @@ func (m *metrics) Rendered(at time.Time, took time.Duration, objectErrors int) {
 	m.lastSync.Set(float64(at.UnixNano()) / 1e9)
 	m.objectErrs.Set(float64(objectErrors))
 }
+
+// RenderedKind implements ingress.RenderKindObserver.
+func (m *metrics) RenderedKind(kind string) { m.kinds.WithLabelValues(kind).Inc() }
 
 func (m *metrics) Sent() { m.sent.Inc() }
 

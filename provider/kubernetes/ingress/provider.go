@@ -31,6 +31,15 @@ type Observer interface {
 	Sent()
 }
 
+// RenderKindObserver is told how each render went, when the Observer also
+// implements it: "full" (everything translated), "incremental" (only what
+// depends on the changed objects), "reassembled" (incremental, but all
+// router names given again because some depend on order) or "recovered"
+// (an incremental render failed, a bug, and was done in full).
+type RenderKindObserver interface {
+	RenderedKind(kind string)
+}
+
 type nopObserver struct{}
 
 func (nopObserver) Event(string, bool)                     {}
@@ -202,9 +211,10 @@ type renderer struct {
 // render says whether the configuration differs from the previous render's.
 func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	start := time.Now()
-	recovered := r.engine.Stats().Recovered
+	before := r.engine.Stats()
+	defer r.tellKinds(before)
 	res, changed := r.engine.Render(r.client.Snapshot(), r.changes)
-	if st := r.engine.Stats(); st.Recovered > recovered {
+	if st := r.engine.Stats(); st.Recovered > before.Recovered {
 		r.log.Error().Str("panic", st.LastRecovered).
 			Msg("an incremental render failed (a bug: please report it with this message); rendered everything instead")
 	}
@@ -238,6 +248,28 @@ func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	r.log.Debug().Dur("took", took).Int("routers", len(res.Configuration.HTTP.Routers)).
 		Int("services", len(res.Configuration.HTTP.Services)).Bool("changed", changed).Msg("rendered")
 	return res, changed
+}
+
+// tellKinds tells a RenderKindObserver the renders done since before.
+func (r *renderer) tellKinds(before RenderStats) {
+	o, ok := r.p.observer.(RenderKindObserver)
+	if !ok {
+		return
+	}
+	now := r.engine.Stats()
+	for _, k := range []struct {
+		kind string
+		n    int
+	}{
+		{"full", now.Full - before.Full - (now.Recovered - before.Recovered)},
+		{"incremental", now.Incremental - before.Incremental - (now.Reassembled - before.Reassembled) - (now.Recovered - before.Recovered)},
+		{"reassembled", now.Reassembled - before.Reassembled},
+		{"recovered", now.Recovered - before.Recovered},
+	} {
+		for range k.n {
+			o.RenderedKind(k.kind)
+		}
+	}
 }
 
 // LogObjectError logs one translation problem with the object in

@@ -310,11 +310,24 @@ type liveRecorder struct {
 	log      []string // "Kind changed", "Kind filtered", "rendered", "sent"
 	changed  map[string]int
 	filtered map[string]int
-	onRender func() // called once, from the next Rendered
+	kinds    map[string]int // renders by kind (RenderKindObserver)
+	onRender func()         // called once, from the next Rendered
 }
 
 func newLiveRecorder() *liveRecorder {
-	return &liveRecorder{changed: map[string]int{}, filtered: map[string]int{}}
+	return &liveRecorder{changed: map[string]int{}, filtered: map[string]int{}, kinds: map[string]int{}}
+}
+
+func (r *liveRecorder) RenderedKind(kind string) {
+	r.mu.Lock()
+	r.kinds[kind]++
+	r.mu.Unlock()
+}
+
+func (r *liveRecorder) renderKinds() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.kinds)
 }
 
 func (r *liveRecorder) Event(kind string, changed bool) {
@@ -858,9 +871,15 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 			lp := startLive(t, cs, tc.configure)
 			before := lp.next()
 			lp.waitInitialEvents(objs)
+			kinds := lp.obs.renderKinds()
 			tc.change(t, cs)
 			after := lp.next()
 			tc.check(t, before, after)
+			// Every kind of change renders incrementally: no full render
+			// after the first configuration (which may take two, when it
+			// finds that Nodes are needed).
+			assert.Equal(t, kinds["full"], lp.obs.renderKinds()["full"], "full renders after the change")
+			assert.Positive(t, lp.obs.renderKinds()["incremental"], "incremental renders")
 		})
 	}
 }
