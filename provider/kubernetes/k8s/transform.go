@@ -18,7 +18,10 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // enters an informer cache, to keep memory down at scale:
 //   - managedFields and the last-applied-configuration annotation, everywhere;
 //   - the annotations of EndpointSlices (the controller's trigger time changes
-//     on every update);
+//     on every update), and of their endpoints what no translation reads:
+//     targetRef, hostname, nodeName, zone and deprecatedTopology (zone
+//     hints are kept); the conditions point to shared values, so that an
+//     endpoint costs a few objects less to keep and to scan;
 //   - of Secrets, every data key but tls.crt and tls.key (the only ones a
 //     certificate is read from), and their string data (TransformSecret
 //     drops the data of Secrets no Ingress references too);
@@ -31,6 +34,13 @@ func Transform(obj any) (any, error) {
 	case *discoveryv1.EndpointSlice:
 		trimMeta(&o.ObjectMeta)
 		o.Annotations = nil
+		for i := range o.Endpoints {
+			ep := &o.Endpoints[i]
+			ep.TargetRef, ep.Hostname, ep.NodeName, ep.Zone, ep.DeprecatedTopology = nil, nil, nil, nil, nil
+			ep.Conditions.Ready = sharedBool(ep.Conditions.Ready)
+			ep.Conditions.Serving = sharedBool(ep.Conditions.Serving)
+			ep.Conditions.Terminating = sharedBool(ep.Conditions.Terminating)
+		}
 	case *corev1.Service:
 		trimMeta(&o.ObjectMeta)
 	case *netv1.Ingress:
@@ -63,6 +73,21 @@ func Transform(obj any) (any, error) {
 		// A tombstone keeps the last known object; leave it as it is.
 	}
 	return obj, nil
+}
+
+// The values the conditions of cached endpoints point to. Cached objects
+// are never modified (informers replace them), so they can share these.
+var sharedTrue, sharedFalse = true, false
+
+func sharedBool(p *bool) *bool {
+	switch {
+	case p == nil:
+		return nil
+	case *p:
+		return &sharedTrue
+	default:
+		return &sharedFalse
+	}
 }
 
 // DataDroppedAnnotation marks a cached Secret whose data TransformSecret

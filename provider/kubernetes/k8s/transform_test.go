@@ -95,8 +95,13 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 			Endpoints: []discoveryv1.Endpoint{{
 				Addresses:  []string{"10.0.0.1"},
 				Conditions: discoveryv1.EndpointConditions{Ready: new(true), Serving: new(true), Terminating: new(false)},
-				NodeName:   new("node-a"), Zone: new("zone-a"),
-				Hints: &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: "zone-a"}}},
+				NodeName:   new("node-a"), Zone: new("zone-a"), Hostname: new("web-0"),
+				TargetRef:          &corev1.ObjectReference{Kind: "Pod", Namespace: "shop", Name: "web-0", UID: "uid-0"},
+				DeprecatedTopology: map[string]string{"topology.kubernetes.io/zone": "zone-a"},
+				Hints:              &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: "zone-a"}}},
+			}, {
+				Addresses:  []string{"10.0.0.2"},
+				Conditions: discoveryv1.EndpointConditions{Ready: new(false), Serving: new(true)},
 			}},
 		}
 		s.Labels[discoveryv1.LabelServiceName] = "web"
@@ -105,7 +110,15 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 		out := transformed(t, s).(*discoveryv1.EndpointSlice)
 		want := s.DeepCopy()
 		want.ManagedFields, want.Annotations = nil, nil
+		// What no translation reads goes; the conditions keep their values.
+		ep := &want.Endpoints[0]
+		ep.NodeName, ep.Zone, ep.Hostname, ep.TargetRef, ep.DeprecatedTopology = nil, nil, nil, nil, nil
 		assert.Equal(t, want, out)
+		// Conditions of the same value share one pointer.
+		assert.Same(t, out.Endpoints[0].Conditions.Serving, out.Endpoints[1].Conditions.Serving)
+		assert.Same(t, out.Endpoints[0].Conditions.Ready, out.Endpoints[0].Conditions.Serving)
+		assert.Same(t, out.Endpoints[0].Conditions.Terminating, out.Endpoints[1].Conditions.Ready)
+		assert.Nil(t, out.Endpoints[1].Conditions.Terminating)
 	})
 	t.Run("Service", func(t *testing.T) {
 		svc := &corev1.Service{
