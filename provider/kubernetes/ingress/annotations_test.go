@@ -194,16 +194,8 @@ func TestParseRouterAnnotationsErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			got, err := parseRouterAnnotations(tc.annotations)
-			require.Error(t, err)
 			assert.Nil(t, got)
-			var ae *annotationError
-			require.True(t, errors.As(err, &ae), "want an *annotationError, got %T: %v", err, err)
-			assert.Equal(t, tc.wantAnnotation, ae.Annotation)
-			require.Error(t, ae.Err)
-			assert.Contains(t, err.Error(), tc.wantAnnotation)
-			if tc.wantInMessage != "" {
-				assert.Contains(t, err.Error(), tc.wantInMessage)
-			}
+			assertAnnotationError(t, err, tc.wantAnnotation, tc.wantInMessage)
 		})
 	}
 }
@@ -363,18 +355,25 @@ func TestParseServiceAnnotationsErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			got, err := parseServiceAnnotations(tc.annotations)
-			require.Error(t, err)
 			assert.Nil(t, got)
-			var ae *annotationError
-			require.True(t, errors.As(err, &ae), "want an *annotationError, got %T: %v", err, err)
-			assert.Equal(t, tc.wantAnnotation, ae.Annotation)
-			require.Error(t, ae.Err)
-			assert.ErrorIs(t, err, ae.Err)
-			assert.Contains(t, err.Error(), tc.wantAnnotation)
-			if tc.wantInMessage != "" {
-				assert.Contains(t, err.Error(), tc.wantInMessage)
-			}
+			assertAnnotationError(t, err, tc.wantAnnotation, tc.wantInMessage)
 		})
+	}
+}
+
+// assertAnnotationError checks that err is an *annotationError naming the
+// annotation want, wrapping its cause, with inMessage (if any) in its text.
+func assertAnnotationError(t *testing.T, err error, want, inMessage string) {
+	t.Helper()
+	require.Error(t, err)
+	var ae *annotationError
+	require.True(t, errors.As(err, &ae), "want an *annotationError, got %T: %v", err, err)
+	assert.Equal(t, want, ae.Annotation)
+	require.Error(t, ae.Err)
+	assert.ErrorIs(t, err, ae.Err)
+	assert.Contains(t, err.Error(), want)
+	if inMessage != "" {
+		assert.Contains(t, err.Error(), inMessage)
 	}
 }
 

@@ -411,22 +411,26 @@ func requestHost(host string) (string, bool) {
 	return strings.ToUpper(name), true
 }
 
+// webServiceAndSlice is Service default/web (port http, 80) with one slice
+// of one ready endpoint.
+func webServiceAndSlice() (*corev1.Service, *discoveryv1.EndpointSlice) {
+	return &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+			Spec:       corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+		}, &discoveryv1.EndpointSlice{
+			ObjectMeta:  metav1.ObjectMeta{Name: "web-1", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Ports:       []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
+			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}},
+		}
+}
+
 // TestTranslatedRulesParse: every rule in a translated configuration is
 // one Traefik (and the rule package) can load. An Ingress path whose rule
 // could not be loaded must be reported, naming the Ingress and the field,
 // and left out, not handed to the proxy, which refuses the router.
 func TestTranslatedRulesParse(t *testing.T) {
-
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec:       corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
-	}
-	slice := &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: "web-1", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}},
-	}
+	svc, slice := webServiceAndSlice()
 	backend := netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Number: 80}}}
 	ing := func(name, host, path string, annotations map[string]string) *netv1.Ingress {
 		return &netv1.Ingress{
@@ -515,16 +519,7 @@ func TestAnnotationErrorIsDeterministic(t *testing.T) {
 // addresses[10]), as the errors of a fixture with many bad addresses show
 // (fixtures/hostile-addresses/errors.txt).
 func TestTranslateErrorsSortedNaturally(t *testing.T) {
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec:       corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
-	}
-	slice := &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: "web-1", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(8080))}},
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}},
-	}
+	svc, slice := webServiceAndSlice()
 	for i := range 11 {
 		slice.Endpoints[0].Addresses = append(slice.Endpoints[0].Addresses, fmt.Sprintf("bad-%d", i))
 	}
