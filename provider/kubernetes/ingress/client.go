@@ -47,6 +47,7 @@ type ClientOptions struct {
 type Client struct {
 	cs       kubernetes.Interface
 	refs     *secretRefs
+	index    *serviceIndex  // Services and their EndpointSlices, for renders
 	started  sync.WaitGroup // the goroutine that starts the Secret informers
 	selector labels.Selector
 	all      bool
@@ -66,10 +67,8 @@ type namespaceInformers struct {
 	secretFactory   informers.SharedInformerFactory // started once the Ingresses are synced
 	ingressInformer cache.SharedIndexInformer
 	ingresses       netlisters.IngressLister
-	services        corelisters.ServiceLister
 	secrets         corelisters.SecretLister
 	secretStore     cache.Indexer
-	slices          cache.Indexer
 }
 
 type namedSync struct {
@@ -107,7 +106,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
+	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -166,6 +165,35 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 	return nil
 }
 
+// handler does first with every event of kind (nil, obj for an add; old,
+// new for an update; obj, nil for a delete), then passes it to the change
+// filter when anybody listens: the client's own bookkeeping is up to date
+// before a render hears of the change.
+func (c *Client) handler(kind string, first func(old, new any)) cache.ResourceEventHandler {
+	filter := k8s.EventHandler(kind, c.notify, c.onChange)
+	notify := c.listens()
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			first(nil, obj)
+			if notify {
+				filter.OnAdd(obj, false)
+			}
+		},
+		UpdateFunc: func(old, new any) {
+			first(old, new)
+			if notify {
+				filter.OnUpdate(old, new)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			first(obj, nil)
+			if notify {
+				filter.OnDelete(obj)
+			}
+		},
+	}
+}
+
 // listens says whether anybody is told of events.
 func (c *Client) listens() bool { return c.notify != nil || c.onChange != nil }
 
@@ -212,9 +240,6 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 	secretFactory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	secrets := secretFactory.Core().V1().Secrets()
 	slicesInformer := factory.Discovery().V1().EndpointSlices().Informer()
-	if err := slicesInformer.AddIndexers(cache.Indexers{k8s.ServiceNameIndex: k8s.IndexByServiceName}); err != nil {
-		return nil, err
-	}
 	for _, s := range []struct {
 		kind, resource string
 		inf            cache.SharedIndexInformer
@@ -222,9 +247,9 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 		handler        cache.ResourceEventHandler
 	}{
 		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler()},
-		{"Service", "services", services.Informer(), nil, nil},
+		{"Service", "services", services.Informer(), nil, c.handler("Service", c.index.service)},
 		{"Secret", "secrets", secrets.Informer(), k8s.TransformSecret(c.refs.has), c.secretHandler()},
-		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, nil},
+		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, c.handler("EndpointSlice", c.index.slice)},
 	} {
 		if err := c.track(s.kind, s.resource, ns, s.inf, s.transform, s.handler); err != nil {
 			return nil, err
@@ -235,10 +260,8 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 		secretFactory:   secretFactory,
 		ingressInformer: ingressInformer,
 		ingresses:       netlisters.NewIngressLister(ingressInformer.GetIndexer()),
-		services:        services.Lister(),
 		secrets:         secrets.Lister(),
 		secretStore:     secrets.Informer().GetIndexer(),
-		slices:          slicesInformer.GetIndexer(),
 	}, nil
 }
 
@@ -320,6 +343,10 @@ func (c *Client) Snapshot() Snapshot { return listerSnapshot{c} }
 
 type listerSnapshot struct{ c *Client }
 
+// ConcurrentReads says that renders may read the snapshot from several
+// goroutines: listers and the Service index lock.
+func (listerSnapshot) ConcurrentReads() bool { return true }
+
 func (s listerSnapshot) space(ns string) *namespaceInformers {
 	if s.c.all {
 		return s.c.spaces[metav1.NamespaceAll]
@@ -362,33 +389,19 @@ func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {
 }
 
 func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
-	ns := s.space(namespace)
-	if ns == nil {
-		return nil
+	if o := s.c.index.get(namespace, name); o != nil {
+		return o.svc
 	}
-	svc, err := ns.services.Services(namespace).Get(name)
-	if err != nil {
-		return nil
-	}
-	return svc
+	return nil
 }
 
+// EndpointSlices returns the slices of the Service, sorted by name; the
+// list is shared and must not be modified.
 func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1.EndpointSlice {
-	ns := s.space(namespace)
-	if ns == nil {
-		return nil
+	if o := s.c.index.get(namespace, service); o != nil {
+		return o.slices
 	}
-	objs, err := ns.slices.ByIndex(k8s.ServiceNameIndex, k8s.ServiceIndexKey(namespace, service))
-	if err != nil || len(objs) == 0 {
-		return nil
-	}
-	out := make([]*discoveryv1.EndpointSlice, 0, len(objs))
-	for _, o := range objs {
-		if slice, ok := o.(*discoveryv1.EndpointSlice); ok {
-			out = append(out, slice)
-		}
-	}
-	return out
+	return nil
 }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {

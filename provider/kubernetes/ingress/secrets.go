@@ -76,59 +76,19 @@ func asIngress(obj any) *netv1.Ingress {
 // Secrets that just got referenced, then tells notify: in that order, so a
 // render never sees a new reference without its certificate.
 func (c *Client) ingressHandler() cache.ResourceEventHandler {
-	filter := k8s.EventHandler("Ingress", c.notify, c.onChange)
-	notify := c.listens()
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			c.loadSecrets(c.refs.update(nil, asIngress(obj)))
-			if notify {
-				filter.OnAdd(obj, false)
-			}
-		},
-		UpdateFunc: func(old, new any) {
-			c.loadSecrets(c.refs.update(asIngress(old), asIngress(new)))
-			if notify {
-				filter.OnUpdate(old, new)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			c.refs.update(asIngress(obj), nil)
-			if notify {
-				filter.OnDelete(obj)
-			}
-		},
-	}
+	return c.handler("Ingress", func(old, new any) {
+		c.loadSecrets(c.refs.update(asIngress(old), asIngress(new)))
+	})
 }
 
 // secretHandler catches the race where a Secret was transformed just
 // before an Ingress first referred to it: its data is loaded then.
 func (c *Client) secretHandler() cache.ResourceEventHandler {
-	filter := k8s.EventHandler("Secret", c.notify, c.onChange)
-	notify := c.listens()
-	check := func(obj any) {
-		if s, ok := obj.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
+	return c.handler("Secret", func(_, new any) {
+		if s, ok := new.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
 			c.loadSecrets([]string{s.Namespace + "/" + s.Name})
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			check(obj)
-			if notify {
-				filter.OnAdd(obj, false)
-			}
-		},
-		UpdateFunc: func(old, new any) {
-			check(new)
-			if notify {
-				filter.OnUpdate(old, new)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if notify {
-				filter.OnDelete(obj)
-			}
-		},
-	}
+	})
 }
 
 // loadSecrets fetches the Secrets whose data the cache dropped and puts

@@ -1,0 +1,115 @@
+package ingress
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// serviceIndex keeps, for each Service, the Service object and its
+// EndpointSlices (those labelled kubernetes.io/service-name with its name),
+// as the informer handlers deliver them. A render looks up every backend
+// here with one map read that allocates nothing; through the listers the
+// same lookup builds two keys, takes two locks and copies the slice list.
+// Values are replaced, never modified, so that what a render got stays
+// valid while the informers go on.
+type serviceIndex struct {
+	mu sync.RWMutex
+	m  map[objectKey]*serviceObjects
+}
+
+type objectKey struct{ namespace, name string }
+
+type serviceObjects struct {
+	svc    *corev1.Service
+	slices []*discoveryv1.EndpointSlice // by name
+}
+
+func newServiceIndex() *serviceIndex {
+	return &serviceIndex{m: map[objectKey]*serviceObjects{}}
+}
+
+func (x *serviceIndex) get(namespace, name string) *serviceObjects {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.m[objectKey{namespace, name}]
+}
+
+// service records a Service event: old and new as the handler got them
+// (nil, or a tombstone for a delete).
+func (x *serviceIndex) service(old, new any) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if svc := asService(old); svc != nil && new == nil {
+		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = nil })
+	}
+	if svc := asService(new); svc != nil {
+		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = svc })
+	}
+}
+
+// slice records an EndpointSlice event. A slice whose service-name label
+// changed moves from one Service to the other.
+func (x *serviceIndex) slice(old, new any) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if s := asSlice(old); s != nil {
+		if key, ok := sliceService(s); ok {
+			x.set(key, func(o *serviceObjects) {
+				o.slices = slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
+			})
+		}
+	}
+	if s := asSlice(new); s != nil {
+		if key, ok := sliceService(s); ok {
+			x.set(key, func(o *serviceObjects) {
+				list := slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
+				i, _ := slices.BinarySearchFunc(list, s.Name, func(e *discoveryv1.EndpointSlice, name string) int { return strings.Compare(e.Name, name) })
+				o.slices = slices.Insert(list, i, s)
+			})
+		}
+	}
+}
+
+// set replaces the value of key by a copy that change modified, and drops
+// it when nothing is left. Called with the lock held.
+func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
+	o := &serviceObjects{}
+	if prev := x.m[key]; prev != nil {
+		*o = *prev
+	}
+	change(o)
+	if len(o.slices) == 0 {
+		o.slices = nil
+	}
+	if o.svc == nil && o.slices == nil {
+		delete(x.m, key)
+		return
+	}
+	x.m[key] = o
+}
+
+func sliceService(s *discoveryv1.EndpointSlice) (objectKey, bool) {
+	name := s.Labels[discoveryv1.LabelServiceName]
+	return objectKey{s.Namespace, name}, name != ""
+}
+
+func asService(obj any) *corev1.Service {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	svc, _ := obj.(*corev1.Service)
+	return svc
+}
+
+func asSlice(obj any) *discoveryv1.EndpointSlice {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	s, _ := obj.(*discoveryv1.EndpointSlice)
+	return s
+}

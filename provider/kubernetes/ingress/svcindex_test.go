@@ -1,0 +1,83 @@
+package ingress
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {
+	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if service != "" {
+		s.Labels = map[string]string{discoveryv1.LabelServiceName: service}
+	}
+	return s
+}
+
+func sliceNames(o *serviceObjects) []string {
+	if o == nil {
+		return nil
+	}
+	var names []string
+	for _, s := range o.slices {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func TestServiceIndex(t *testing.T) {
+	x := newServiceIndex()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
+	x.service(nil, svc)
+	require.Same(t, svc, x.get("apps", "web").svc)
+	assert.Nil(t, x.get("apps", "api"), "another name")
+	assert.Nil(t, x.get("other", "web"), "another namespace")
+
+	// Slices come in any order and are kept by name.
+	c, a, b := indexedSlice("apps", "web-c", "web"), indexedSlice("apps", "web-a", "web"), indexedSlice("apps", "web-b", "web")
+	x.slice(nil, c)
+	x.slice(nil, a)
+	x.slice(nil, b)
+	x.slice(nil, indexedSlice("apps", "unlabelled", ""))
+	x.slice(nil, indexedSlice("other", "web-a", "web"))
+	assert.Equal(t, []string{"web-a", "web-b", "web-c"}, sliceNames(x.get("apps", "web")))
+	assert.Equal(t, []string{"web-a"}, sliceNames(x.get("other", "web")), "a slice of the same name in another namespace")
+
+	// An update replaces the slice; a list handed out before stays as it was.
+	before := x.get("apps", "web").slices
+	b2 := indexedSlice("apps", "web-b", "web")
+	x.slice(b, b2)
+	got := x.get("apps", "web").slices
+	assert.Same(t, b2, got[1])
+	assert.Same(t, b, before[1], "the earlier list was modified")
+
+	// A relabelled slice moves to its new Service.
+	moved := indexedSlice("apps", "web-c", "api")
+	x.slice(c, moved)
+	assert.Equal(t, []string{"web-a", "web-b"}, sliceNames(x.get("apps", "web")))
+	assert.Equal(t, []string{"web-c"}, sliceNames(x.get("apps", "api")))
+	assert.Nil(t, x.get("apps", "api").svc, "slices without their Service yet")
+
+	// Deletes, also through a tombstone.
+	x.slice(cache.DeletedFinalStateUnknown{Key: "apps/web-c", Obj: moved}, nil)
+	assert.Nil(t, x.get("apps", "api"), "nothing left of api")
+	x.slice(a, nil)
+	x.service(cache.DeletedFinalStateUnknown{Key: "apps/web", Obj: svc}, nil)
+	o := x.get("apps", "web")
+	require.NotNil(t, o, "its slice is still there")
+	assert.Nil(t, o.svc)
+	assert.Equal(t, []string{"web-b"}, sliceNames(o))
+	x.slice(b2, nil)
+	assert.Nil(t, x.get("apps", "web"))
+	assert.Len(t, x.m, 1, "only other/web is left")
+
+	// A tombstone without an object, or another kind, changes nothing.
+	x.slice(cache.DeletedFinalStateUnknown{Key: "other/web-a"}, nil)
+	x.service(nil, "not a service")
+	assert.Equal(t, []string{"web-a"}, sliceNames(x.get("other", "web")))
+}
