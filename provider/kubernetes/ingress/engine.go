@@ -3,11 +3,14 @@ package ingress
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -36,7 +39,7 @@ type Renderer struct {
 // NewRenderer returns a renderer with the options; they must not change
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
-	e := &engine{opts: opts}
+	e := &engine{opts: opts, parallelMin: parallelMin}
 	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
 	if err != nil {
 		policy = endpoints.TerminatingFallback
@@ -198,6 +201,12 @@ type engine struct {
 	selectOpts endpoints.Options
 	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
+	// A parallel full render keeps the entries it builds here first.
+	parallelMin     int
+	shards          []entryShard
+	seed            maphash.Seed
+	parallelRenders int // for tests
+
 	classes  classSet
 	locErrs  []*ObjectError // about this proxy's Node
 	locNodes bool           // the zone comes from this proxy's Node
@@ -344,10 +353,33 @@ type certRef struct {
 }
 
 // entry returns the entry of a Service port, building it on first use.
+// During a parallel full render the entries are kept in shards, each
+// with its own lock and scratch buffer, so that the goroutines build
+// different entries at once and each entry once.
 func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, port string) *serviceEntry {
+	if e.shards != nil {
+		sh := &e.shards[maphash.String(e.seed, id)%uint64(len(e.shards))]
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		if en, ok := sh.entries[id]; ok {
+			return en
+		}
+		en := e.newEntry(id, namespace, sb, port, &sh.backends)
+		sh.entries[id] = en
+		return en
+	}
 	if en, ok := e.entries[id]; ok {
 		return en
 	}
+	en := e.newEntry(id, namespace, sb, port, &e.backends)
+	e.entries[id] = en
+	return en
+}
+
+// newEntry takes the previous render's entry of the Service port when its
+// objects are the same, else builds one (scratch is the buffer for the
+// endpoint selection).
+func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend, port string, scratch *[]endpoints.Backend) *serviceEntry {
 	// id starts with namespace/service.
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
 	en.svc = e.snap.Service(namespace, sb.Name)
@@ -357,17 +389,82 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 	old := e.stale[id]
 	if old != nil && e.reuse && !old.nodes && old.svc == en.svc && samePointers(old.slices, en.slices) {
 		old.users = 0
-		e.entries[id] = old
 		return old
 	}
-	e.buildService(en, namespace, sb)
+	e.buildService(en, namespace, sb, scratch)
 	// An unchanged load balancer keeps its pointer, so that the assembly
 	// sees at a glance that nothing changed.
 	if old != nil && old.service != nil && en.service != nil && reflect.DeepEqual(old.service, en.service) {
 		en.service = old.service
 	}
-	e.entries[id] = en
 	return en
+}
+
+// entryShard is one shard of the entries of a parallel full render.
+type entryShard struct {
+	mu       sync.Mutex
+	entries  map[string]*serviceEntry
+	backends []endpoints.Backend
+	_        [24]byte // a cache line each: the goroutines lock different shards
+}
+
+// parallelMin is how many served Ingresses a full render needs to
+// translate them on several goroutines; below it, starting them costs more
+// than it saves.
+const parallelMin = 256
+
+// translateAll translates the served Ingresses of a full render, in their
+// order. With a snapshot that may be read concurrently, enough Ingresses
+// and more than one CPU, goroutines share the work, taking blocks of
+// Ingresses in turn; the result is the same as one goroutine's, since an
+// Ingress's part depends only on the objects it names. A panic in a
+// goroutine is raised again in the caller's.
+func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
+	parts := make([]*ingressPart, len(ings))
+	workers := min(runtime.GOMAXPROCS(0), len(ings)/e.parallelMin, 16)
+	if cr, ok := e.snap.(concurrentReader); !ok || !cr.ConcurrentReads() || workers < 2 {
+		for i, ing := range ings {
+			parts[i] = e.translateIngress(ing)
+		}
+		return parts
+	}
+	const block = 32
+	var shards [64]entryShard
+	for i := range shards {
+		shards[i].entries = make(map[string]*serviceEntry, len(ings)/len(shards)+1)
+	}
+	e.shards, e.seed = shards[:], maphash.MakeSeed()
+	e.parallelRenders++
+	defer func() { e.shards = nil }()
+	var next atomic.Int64
+	var failure atomic.Value
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					failure.CompareAndSwap(nil, fmt.Sprint(p))
+				}
+			}()
+			for {
+				start := int(next.Add(block)) - block
+				if start >= len(ings) || failure.Load() != nil {
+					return
+				}
+				for i := start; i < min(start+block, len(ings)); i++ {
+					parts[i] = e.translateIngress(ings[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := failure.Load(); p != nil {
+		panic(p)
+	}
+	for i := range shards {
+		maps.Copy(e.entries, shards[i].entries)
+	}
+	return parts
 }
 
 // samePointers says whether a and b hold the same objects, in any order.
@@ -495,20 +592,27 @@ func (e *engine) full() (*Result, bool) {
 	e.locate()
 	e.stale = e.entries
 	e.reuse = e.res != nil && node == e.selectOpts.Node && zone == e.selectOpts.Zone
-	e.parts = map[string]*ingressPart{}
-	e.served = nil
-	e.entries = map[string]*serviceEntry{}
-	e.svcUsers = make(map[string][]*ingressPart, len(e.stale))
+	e.classes = e.readClasses()
+	var served []*netv1.Ingress
+	for _, ing := range e.snap.Ingresses() {
+		if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
+			served = append(served, ing)
+		}
+	}
+	// Maps at their size from the start: growing them is a good part of a
+	// full render at ten thousand Ingresses.
+	n := len(served)
+	e.parts = make(map[string]*ingressPart, n)
+	e.served = make([]*ingressPart, 0, n)
+	e.entries = make(map[string]*serviceEntry, max(n, len(e.stale)))
+	e.svcUsers = make(map[string][]*ingressPart, max(n, len(e.stale)))
 	e.secUsers = map[string][]*ingressPart{}
 	e.errParts = map[*ingressPart]struct{}{}
 	e.errEntries = map[*serviceEntry]struct{}{}
 	e.dbParts = map[*ingressPart]struct{}{}
 	e.nodeEntries = 0
-	e.classes = e.readClasses()
-	for _, ing := range e.snap.Ingresses() {
-		if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
-			e.addPart(e.translateIngress(ing), false)
-		}
+	for _, p := range e.translateAll(served) {
+		e.addPart(p, false)
 	}
 	slices.SortFunc(e.served, compareParts)
 	e.ingresses = nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -48,16 +49,7 @@ func TestFixtures(t *testing.T) {
 // informer path, as `sliceway render --manifests` does.
 func renderFixture(t *testing.T, dir string) (conf, errs string) {
 	t.Helper()
-	opts := &Provider{}
-	opts.SetDefaults()
-	if data, err := os.ReadFile(filepath.Join(dir, "options.yaml")); err == nil {
-		require.NoError(t, yaml.UnmarshalStrict(data, opts), "options.yaml")
-	}
-	require.NoError(t, opts.Validate())
-
-	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
-	cs, more := k8s.NewFakeCluster(objs)
-	problems = append(problems, more...)
+	opts, cs, problems := loadFixture(t, dir)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -86,6 +78,22 @@ func renderFixture(t *testing.T, dir string) (conf, errs string) {
 		errs = strings.Join(lines, "\n") + "\n"
 	}
 	return string(out), errs
+}
+
+// loadFixture reads the options of a case and serves its manifests from an
+// in-memory cluster; problems are those of the manifests.
+func loadFixture(t *testing.T, dir string) (*Provider, kubernetes.Interface, []*k8s.ManifestError) {
+	t.Helper()
+	opts := &Provider{}
+	opts.SetDefaults()
+	if data, err := os.ReadFile(filepath.Join(dir, "options.yaml")); err == nil {
+		require.NoError(t, yaml.UnmarshalStrict(data, opts), "options.yaml")
+	}
+	require.NoError(t, opts.Validate())
+
+	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
+	cs, more := k8s.NewFakeCluster(objs)
+	return opts, cs, append(problems, more...)
 }
 
 // checkGolden compares got with the file; an empty got means the file must

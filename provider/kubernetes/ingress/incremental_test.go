@@ -17,6 +17,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -324,7 +325,7 @@ func withErr[T any](_ T, err error) error { return err }
 
 // startClient starts informers on cs and waits for them to sync; they stop
 // when the test ends. ctx is theirs.
-func startClient(t *testing.T, cs *fake.Clientset, opts ClientOptions) (*Client, context.Context) {
+func startClient(t *testing.T, cs kubernetes.Interface, opts ClientOptions) (*Client, context.Context) {
 	t.Helper()
 	client, err := NewClient(cs, opts)
 	require.NoError(t, err)
@@ -389,7 +390,8 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 		what := c.step()
 		c.wait()
 		got, changed := r.Render(client.Snapshot(), changes)
-		want := Translate(client.Snapshot(), opts)
+		// The reference is a parallel full render; r's are on one goroutine.
+		want := parallelRender(t, client.Snapshot(), opts)
 		if !equalResults(t, want, got) {
 			t.Fatalf("step %d (%s): the incremental render differs from a full one", step, what)
 		}

@@ -9,6 +9,11 @@ import (
 // Snapshot is the read-only view of the cluster that translation reads. The
 // informer client implements it with listers; tests may implement it with maps.
 // Returned objects are shared with the cache and must not be modified.
+//
+// A Snapshot whose methods may be called from several goroutines at once
+// says so with a method ConcurrentReads() bool that returns true: a full
+// render then translates the Ingresses on as many goroutines as there are
+// CPUs (GOMAXPROCS). The informer client's snapshots do.
 type Snapshot interface {
 	// Ingresses returns the Ingresses the provider watches, in any order.
 	Ingresses() []*netv1.Ingress
@@ -22,4 +27,10 @@ type Snapshot interface {
 	Secret(namespace, name string) *corev1.Secret
 	// Nodes returns all Nodes, or nil when nodes are not watched.
 	Nodes() []*corev1.Node
+}
+
+// concurrentReader is the optional method of a Snapshot that may be read
+// from several goroutines at once.
+type concurrentReader interface {
+	ConcurrentReads() bool
 }

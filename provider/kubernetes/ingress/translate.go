@@ -354,7 +354,7 @@ func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (s
 // buildService builds the load balancer of one Service port into en:
 // the service or the reason there is none, and the problems of the Service
 // and its EndpointSlices.
-func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.IngressServiceBackend) {
+func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.IngressServiceBackend, scratch *[]endpoints.Backend) {
 	svc := en.svc
 	if svc == nil {
 		en.err = fmt.Errorf("service %s/%s not found", namespace, sb.Name)
@@ -418,7 +418,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 	case nativeLB:
 		lb.Servers, err = clusterIPServers(svc, portSpec, scheme)
 	default:
-		lb.Servers = e.endpointServers(en, svc, portSpec, scheme)
+		lb.Servers = e.endpointServers(en, svc, portSpec, scheme, scratch)
 	}
 	if err != nil {
 		en.err = err
@@ -526,13 +526,13 @@ func (e *engine) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
 	return nil
 }
 
-func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string) []dynamic.Server {
+func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
 	opts := e.selectOpts
 	opts.AddressTypes = e.addressTypes(svc)
 	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
 	// One buffer of backends serves every Service: they become URLs at once.
-	backends, problems := endpoints.AppendSelect(e.backends[:0], en.slices, p.Name, opts)
-	e.backends = backends[:0]
+	backends, problems := endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
+	*scratch = backends[:0]
 	for _, pr := range problems {
 		ns, name, _ := strings.Cut(pr.Slice, "/")
 		en.errs = append(en.errs, &ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
@@ -548,9 +548,9 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	}
 	var all strings.Builder
 	all.Grow(size)
-	var scratch [64]byte
+	var buf [64]byte
 	for _, b := range backends {
-		all.Write(appendURL(scratch[:0], scheme, b.Address, b.Port))
+		all.Write(appendURL(buf[:0], scheme, b.Address, b.Port))
 	}
 	urls := all.String()
 	start := 0

@@ -1,0 +1,69 @@
+package ingress
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/sliceway/sliceway/internal/clustergen"
+)
+
+// sequentialSnapshot hides ConcurrentReads: renders of it stay on one goroutine.
+type sequentialSnapshot struct{ Snapshot }
+
+// parallelRender renders snap in full on several goroutines, however few
+// Ingresses it has, and fails the test if it did not.
+func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
+	t.Helper()
+	if runtime.GOMAXPROCS(0) < 2 {
+		prev := runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
+	r := NewRenderer(opts)
+	r.e.parallelMin = 1
+	res, _ := r.Render(snap, nil)
+	if len(res.Ingresses) >= 2 {
+		require.Equal(t, 1, r.e.parallelRenders, "the full render should have been parallel")
+	}
+	return res
+}
+
+// TestParallelFullRender checks that a full render on several goroutines
+// gives what one goroutine gives, on every fixture (conflicts, default
+// backends, TLS, broken objects) and on a generated cluster.
+func TestParallelFullRender(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "manifests.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, manifests := range dirs {
+		dir := filepath.Dir(manifests)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			opts, cs, _ := loadFixture(t, dir)
+			client, _ := startClient(t, cs, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true})
+			want := Translate(sequentialSnapshot{client.Snapshot()}, opts)
+			got := parallelRender(t, client.Snapshot(), opts)
+			require.True(t, equalResults(t, want, got))
+		})
+	}
+	t.Run("generated", func(t *testing.T) {
+		cs := fake.NewClientset()
+		for _, o := range clustergen.Cluster(700, 6) {
+			require.NoError(t, cs.Tracker().Add(o))
+		}
+		client, _ := startClient(t, cs, ClientOptions{})
+		opts := benchOptions()
+		want := Translate(sequentialSnapshot{client.Snapshot()}, opts)
+		require.Len(t, want.Configuration.HTTP.Routers, 700)
+		// The default threshold: 700 Ingresses are enough.
+		r := NewRenderer(opts)
+		got, _ := r.Render(client.Snapshot(), nil)
+		if runtime.GOMAXPROCS(0) > 1 {
+			require.Equal(t, 1, r.e.parallelRenders)
+		}
+		require.True(t, equalResults(t, want, got))
+		require.True(t, equalResults(t, want, parallelRender(t, client.Snapshot(), opts)))
+	})
+}
