@@ -519,7 +519,7 @@ func TestIncrementalNameCollisions(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		got, changed := r.Render(client.Snapshot(), changes)
-		if !equalResults(t, Translate(client.Snapshot(), opts), got) {
+		if !equalResults(t, parallelRender(t, client.Snapshot(), opts), got) {
 			t.Fatalf("%s: the incremental render differs from a full one", what)
 		}
 		require.Equal(t, !reflect.DeepEqual(prev.Configuration, got.Configuration), changed, what)
@@ -551,6 +551,22 @@ func TestIncrementalNameCollisions(t *testing.T) {
 
 	// An Ingress whose own key is that hashed name.
 	check("key equals a hashed name", withErr(ings(churnNS).Create(ctx, ingress(churnNS, strings.TrimPrefix(hashed, churnNS+"-"), clustergen.Name(2), slash(&prefix)), metav1.CreateOptions{})))
+	// The same the other way round: the Ingress whose key is the hashed
+	// name is older than the one the hash comes from, so a full assembly
+	// meets it first, while the order of keys names the hashed group first.
+	newer := ingress(churnNS, "c", clustergen.Name(1), slash(&prefix), slash(&exact))
+	newer.CreationTimestamp = metav1.NewTime(time.Unix(2_000_000_000, 0))
+	res = check("newer conflict", withErr(ings(churnNS).Create(ctx, newer, metav1.CreateOptions{})))
+	var hashedC string
+	for name := range res.Configuration.HTTP.Routers {
+		if strings.HasPrefix(name, churnNS+"-c-") {
+			hashedC = name
+		}
+	}
+	require.NotEmpty(t, hashedC)
+	older := ingress(churnNS, strings.TrimPrefix(hashedC, churnNS+"-"), clustergen.Name(2), slash(&prefix))
+	older.CreationTimestamp = metav1.NewTime(time.Unix(1_000_000_000, 0))
+	check("an older key equals a newer hashed name", withErr(ings(churnNS).Create(ctx, older, metav1.CreateOptions{})))
 	// A path whose key is the default router's name.
 	check("key equals default-router", withErr(ings("default").Create(ctx, ingress("default", "router", clustergen.Name(9), slash(&prefix)), metav1.CreateOptions{})))
 	reassembled := r.Stats().Reassembled
@@ -559,6 +575,7 @@ func TestIncrementalNameCollisions(t *testing.T) {
 	require.Greater(t, r.Stats().Reassembled, reassembled, "renders assemble in full while names collide")
 
 	check("collision gone", ings(churnNS).Delete(ctx, strings.TrimPrefix(hashed, churnNS+"-"), metav1.DeleteOptions{}))
+	check("older collision gone", ings(churnNS).Delete(ctx, older.Name, metav1.DeleteOptions{}))
 	check("default-router key gone", ings("default").Delete(ctx, "router", metav1.DeleteOptions{}))
 	reassembled = r.Stats().Reassembled
 	slice = clustergen.Slice(1, 0, 0, 3)

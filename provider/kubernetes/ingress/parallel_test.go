@@ -3,6 +3,7 @@ package ingress
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,6 +29,12 @@ func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
 	if len(res.Ingresses) >= 2 {
 		require.Equal(t, 1, r.e.parallelRenders, "the full render should have been parallel")
 	}
+	// The assembly named the router groups in the order it met them, and
+	// in key order only when names crossed between groups: key order must
+	// give the same.
+	r.e.assemble(true)
+	sorted := &Result{Configuration: r.e.conf, Errors: r.e.sortErrors(slices.Clone(r.e.collectErrors())), Ingresses: res.Ingresses, NeedsNodes: res.NeedsNodes}
+	require.True(t, equalResults(t, res, sorted), "naming the groups in key order gives another result")
 	return res
 }
 

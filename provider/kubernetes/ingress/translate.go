@@ -188,7 +188,8 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // the service entries) and its Secrets, and on nothing another Ingress says:
 // conflicts between Ingresses are settled when the parts are assembled.
 func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
-	p := &ingressPart{key: ing.Namespace + "/" + ing.Name, ing: ing}
+	p := &ingressPart{key: ing.Namespace + "/" + ing.Name, nsLen: len(ing.Namespace), ing: ing,
+		createdSec: ing.CreationTimestamp.Unix(), createdNsec: ing.CreationTimestamp.Nanosecond()}
 	p.routers, p.entries = p.routerBuf[:0], p.entryBuf[:0]
 	ra, err := parseRouterAnnotations(ing.Annotations)
 	if err != nil {
