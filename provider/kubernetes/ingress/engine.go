@@ -39,7 +39,7 @@ type Renderer struct {
 // NewRenderer returns a renderer with the options; they must not change
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
-	e := &engine{opts: opts, parallelMin: parallelMin}
+	e := &engine{opts: opts, parallelMin: parallelMin, ipFamily: strings.ToLower(opts.IPFamily)}
 	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
 	if err != nil {
 		policy = endpoints.TerminatingFallback
@@ -199,6 +199,7 @@ type engine struct {
 	opts       *Provider
 	snap       Snapshot // during a render
 	selectOpts endpoints.Options
+	ipFamily   string              // the ipFamily option, in lower case
 	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
 	// A parallel full render keeps the entries it builds here first.

@@ -507,11 +507,11 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 // ipFamily option: the Service's primary family, one family, or both. A
 // Service without ipFamilies (headless, ExternalName, old objects) uses both.
 func (e *engine) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
-	switch strings.ToLower(e.opts.IPFamily) {
+	switch e.ipFamily {
 	case IPFamilyIPv4:
-		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+		return onlyIPv4
 	case IPFamilyIPv6:
-		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+		return onlyIPv6
 	case IPFamilyAll:
 		return nil
 	}
@@ -520,12 +520,18 @@ func (e *engine) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
 	}
 	switch svc.Spec.IPFamilies[0] {
 	case corev1.IPv4Protocol:
-		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+		return onlyIPv4
 	case corev1.IPv6Protocol:
-		return []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+		return onlyIPv6
 	}
 	return nil
 }
+
+// The address types of one family; shared, never modified.
+var (
+	onlyIPv4 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+	onlyIPv6 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+)
 
 func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
 	opts := e.selectOpts
@@ -542,61 +548,71 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 		return nil
 	}
 	servers := make([]dynamic.Server, len(backends))
-	// All URLs of the service share one string, built at its exact size.
+	// All URLs of the service share one string, built at its exact size;
+	// the text of a port is made once for the backends that share it (all
+	// of them, mostly).
+	var portBuf [8]byte
+	port, suffix := int32(-1), []byte(nil)
 	size := 0
 	for _, b := range backends {
-		size += urlLen(scheme, b.Address, b.Port)
+		if b.Port != port {
+			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
+		}
+		size += urlLen(scheme, b.Address, suffix)
 	}
 	var all strings.Builder
 	all.Grow(size)
-	var buf [64]byte
 	for _, b := range backends {
-		all.Write(appendURL(buf[:0], scheme, b.Address, b.Port))
+		if b.Port != port {
+			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
+		}
+		all.WriteString(scheme)
+		all.WriteString("://")
+		if strings.IndexByte(b.Address, ':') >= 0 {
+			all.WriteByte('[')
+			all.WriteString(b.Address)
+			all.WriteByte(']')
+		} else {
+			all.WriteString(b.Address)
+		}
+		all.Write(suffix)
 	}
 	urls := all.String()
+	var zero *int // the weight of fenced servers, shared by those of this service
 	start := 0
 	for i, b := range backends {
-		end := start + urlLen(scheme, b.Address, b.Port)
+		if b.Port != port {
+			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
+		}
+		end := start + urlLen(scheme, b.Address, suffix)
 		servers[i] = dynamic.Server{URL: urls[start:end]}
 		start = end
 		if b.Fenced {
 			servers[i].Fenced = true
 			// Traefik's file and HTTP providers do not know "fenced"; a
 			// weight of 0 keeps new requests away there too.
-			servers[i].Weight = new(int)
+			if zero == nil {
+				zero = new(int)
+			}
+			servers[i].Weight = zero
 		}
 	}
 	return servers
 }
 
-// urlLen is the length of the URL appendURL writes.
-func urlLen(scheme, address string, port int32) int {
-	n := len(scheme) + len("://") + len(address) + len(":")
+// portSuffix writes ":port" into buf.
+func portSuffix(buf *[8]byte, port int32) []byte {
+	return strconv.AppendInt(append(buf[:0], ':'), int64(port), 10)
+}
+
+// urlLen is the length of scheme://address followed by suffix, IPv6
+// addresses in brackets.
+func urlLen(scheme, address string, suffix []byte) int {
+	n := len(scheme) + len("://") + len(address) + len(suffix)
 	if strings.IndexByte(address, ':') >= 0 {
 		n += 2
 	}
-	for p := port; ; p /= 10 {
-		n++
-		if p < 10 {
-			break
-		}
-	}
 	return n
-}
-
-// appendURL appends scheme://address:port, IPv6 addresses in brackets.
-func appendURL(buf []byte, scheme, address string, port int32) []byte {
-	buf = append(buf, scheme...)
-	buf = append(buf, "://"...)
-	if strings.IndexByte(address, ':') >= 0 {
-		buf = append(buf, '[')
-		buf = append(buf, address...)
-		buf = append(buf, ']')
-	} else {
-		buf = append(buf, address...)
-	}
-	buf = append(buf, ':')
-	return strconv.AppendInt(buf, int64(port), 10)
 }
 
 func clusterIPServers(svc *corev1.Service, p corev1.ServicePort, scheme string) ([]dynamic.Server, error) {
