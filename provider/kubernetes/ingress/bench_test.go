@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,8 +62,21 @@ func benchOptions() *Provider {
 	return p
 }
 
+// forEachSize runs f for each size: benchSizes, or the comma-separated
+// numbers of SLICEWAY_BENCH_SERVICES (to see how a cost grows), or 0 with
+// SLICEWAY_BENCH_MANIFESTS.
 func forEachSize(b *testing.B, f func(b *testing.B, services int)) {
 	sizes := benchSizes
+	if list := os.Getenv("SLICEWAY_BENCH_SERVICES"); list != "" {
+		sizes = nil
+		for _, field := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(field))
+			if err != nil || n < 1 {
+				b.Fatalf("SLICEWAY_BENCH_SERVICES: %q is not a number of services", field)
+			}
+			sizes = append(sizes, n)
+		}
+	}
 	if os.Getenv("SLICEWAY_BENCH_MANIFESTS") != "" {
 		sizes = []int{0}
 	}
@@ -100,7 +115,16 @@ func BenchmarkRenderFull(b *testing.B) {
 		for b.Loop() {
 			Translate(client.Snapshot(), opts)
 		}
+		reportPerService(b, services)
 	})
+}
+
+// reportPerService reports the time per Service (us/service), which stays
+// flat as the cluster grows when nothing is worse than linear.
+func reportPerService(b *testing.B, services int) {
+	if services > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(services)/1e3, "us/service")
+	}
 }
 
 // BenchmarkRenderFullWarm renders the whole configuration again from
@@ -118,6 +142,7 @@ func BenchmarkRenderFullWarm(b *testing.B) {
 		for b.Loop() {
 			r.Render(client.Snapshot(), nil)
 		}
+		reportPerService(b, services)
 	})
 }
 
