@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -428,7 +429,7 @@ const parallelMin = 256
 // and more than one CPU, goroutines share the work, taking blocks of
 // Ingresses in turn; the result is the same as one goroutine's, since an
 // Ingress's part depends only on the objects it names. A panic in a
-// goroutine is raised again in the caller's.
+// goroutine is raised again in the caller's, with that goroutine's stack.
 func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	parts := make([]*ingressPart, len(ings))
 	workers := min(runtime.GOMAXPROCS(0), len(ings)/e.parallelMin, 16)
@@ -453,7 +454,7 @@ func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 		wg.Go(func() {
 			defer func() {
 				if p := recover(); p != nil {
-					failure.CompareAndSwap(nil, fmt.Sprint(p))
+					failure.CompareAndSwap(nil, fmt.Sprintf("%v\n\n[translating Ingresses on another goroutine]\n%s", p, debug.Stack()))
 				}
 			}()
 			for {

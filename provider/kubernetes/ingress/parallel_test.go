@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
@@ -73,4 +74,49 @@ func TestParallelFullRender(t *testing.T) {
 		require.True(t, equalResults(t, want, got))
 		require.True(t, equalResults(t, want, parallelRender(t, client.Snapshot(), opts)))
 	})
+}
+
+// panickySnapshot panics when the Service named panicOn is looked up.
+type panickySnapshot struct {
+	Snapshot
+	panicOn string
+}
+
+func (panickySnapshot) ConcurrentReads() bool { return true }
+
+func (s panickySnapshot) Service(namespace, name string) *corev1.Service {
+	if name == s.panicOn {
+		panic("lookup of " + name + " failed")
+	}
+	return s.Snapshot.Service(namespace, name)
+}
+
+// TestParallelFullRenderPanic checks that a panic on a translating
+// goroutine reaches the caller, with what it was and where.
+func TestParallelFullRenderPanic(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		prev := runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(300, 2) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	client, _ := startClient(t, cs, ClientOptions{})
+	r := NewRenderer(benchOptions())
+	r.e.parallelMin = 1
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		r.Render(panickySnapshot{Snapshot: client.Snapshot(), panicOn: clustergen.Name(150)}, nil)
+	}()
+	msg, _ := got.(string)
+	require.Contains(t, msg, "lookup of "+clustergen.Name(150)+" failed")
+	require.Contains(t, msg, "[translating Ingresses on another goroutine]")
+	require.Contains(t, msg, "translateIngress", "the goroutine's stack")
+	require.Equal(t, 1, r.e.parallelRenders)
+
+	// The renderer renders again after it.
+	res, _ := r.Render(client.Snapshot(), nil)
+	require.Len(t, res.Configuration.HTTP.Routers, 300)
 }
