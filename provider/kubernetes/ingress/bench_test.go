@@ -348,13 +348,14 @@ func BenchmarkNoopUpdate(b *testing.B) {
 // BenchmarkHeapAfterSync reports the heap once the informer caches hold the
 // cluster (with the provider's transforms): the heap in use after the sync
 // less the heap in use before it (heap-MB, spans: what the process holds),
-// the same for the bytes of live objects (live-MB), with the fake
-// clientset's own copy counted in neither. It also reports what a Renderer
+// the same for the bytes of live objects (live-MB) and for their number
+// (kobjects, thousands: what every garbage collection marks), with the fake
+// clientset's own copy counted in none. It also reports what a Renderer
 // keeps between renders (its parts and the configuration it last rendered:
 // renderer-MB). ns/op is the time to list and sync.
 func BenchmarkHeapAfterSync(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		var heap, live, kept float64
+		var heap, live, objects, kept float64
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			cs := benchClientset(b, services)
@@ -373,6 +374,7 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 			synced := heapStats()
 			heap += float64(synced.HeapInuse) - float64(base.HeapInuse)
 			live += float64(synced.HeapAlloc) - float64(base.HeapAlloc)
+			objects += float64(synced.HeapObjects) - float64(base.HeapObjects)
 			r := NewRenderer(benchOptions())
 			r.Render(client.Snapshot(), nil)
 			kept += float64(heapStats().HeapInuse) - float64(synced.HeapInuse)
@@ -382,6 +384,8 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 		}
 		b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MB")
 		b.ReportMetric(live/float64(b.N)/(1<<20), "live-MB")
+		// What the garbage collector marks in every cycle.
+		b.ReportMetric(objects/float64(b.N)/1e3, "kobjects")
 		b.ReportMetric(kept/float64(b.N)/(1<<20), "renderer-MB")
 	})
 }

@@ -18,10 +18,13 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // enters an informer cache, to keep memory down at scale:
 //   - managedFields and the last-applied-configuration annotation, everywhere;
 //   - the annotations of EndpointSlices (the controller's trigger time changes
-//     on every update), and of their endpoints what no translation reads:
-//     targetRef, hostname, nodeName, zone and deprecatedTopology (zone
-//     hints are kept); the conditions point to shared values, so that an
-//     endpoint costs a few objects less to keep and to scan;
+//     on every update), their owner references, their labels but the
+//     Service's name and the manager, and of their endpoints what no
+//     translation reads: targetRef, hostname, nodeName, zone and
+//     deprecatedTopology (zone hints are kept); the conditions point to
+//     shared values and the addresses of a slice share one array and one
+//     text, so that an endpoint costs no object of its own to keep and to
+//     mark;
 //   - of Secrets, every data key but tls.crt and tls.key (the only ones a
 //     certificate is read from), and their string data (TransformSecret
 //     drops the data of Secrets no Ingress references too);
@@ -33,7 +36,8 @@ func Transform(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *discoveryv1.EndpointSlice:
 		trimMeta(&o.ObjectMeta)
-		o.Annotations = nil
+		o.Annotations, o.OwnerReferences = nil, nil
+		o.Labels = sliceLabels(o.Labels)
 		for i := range o.Endpoints {
 			ep := &o.Endpoints[i]
 			ep.TargetRef, ep.Hostname, ep.NodeName, ep.Zone, ep.DeprecatedTopology = nil, nil, nil, nil, nil
@@ -41,6 +45,7 @@ func Transform(obj any) (any, error) {
 			ep.Conditions.Serving = sharedBool(ep.Conditions.Serving)
 			ep.Conditions.Terminating = sharedBool(ep.Conditions.Terminating)
 		}
+		packAddresses(o.Endpoints)
 	case *corev1.Service:
 		trimMeta(&o.ObjectMeta)
 	case *netv1.Ingress:
@@ -73,6 +78,66 @@ func Transform(obj any) (any, error) {
 		// A tombstone keeps the last known object; leave it as it is.
 	}
 	return obj, nil
+}
+
+// sliceLabels keeps the labels of an EndpointSlice that are read: its
+// Service's name and its manager. The EndpointSlice controller copies all
+// the labels of the Service onto each of its slices.
+func sliceLabels(labels map[string]string) map[string]string {
+	service, hasService := labels[discoveryv1.LabelServiceName]
+	manager, hasManager := labels[discoveryv1.LabelManagedBy]
+	if len(labels) == btoi(hasService)+btoi(hasManager) {
+		return labels
+	}
+	out := make(map[string]string, 2)
+	if hasService {
+		out[discoveryv1.LabelServiceName] = service
+	}
+	if hasManager {
+		out[discoveryv1.LabelManagedBy] = manager
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// packAddresses puts the addresses of all endpoints in one array of
+// strings whose texts share one string: two objects per slice where there
+// were two per endpoint, for the garbage collector to mark in every cycle.
+func packAddresses(eps []discoveryv1.Endpoint) {
+	n, size := 0, 0
+	for i := range eps {
+		n += len(eps[i].Addresses)
+		for _, a := range eps[i].Addresses {
+			size += len(a)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var text strings.Builder
+	text.Grow(size)
+	for i := range eps {
+		for _, a := range eps[i].Addresses {
+			text.WriteString(a)
+		}
+	}
+	all, addrs, off := text.String(), make([]string, 0, n), 0
+	for i := range eps {
+		start := len(addrs)
+		for _, a := range eps[i].Addresses {
+			addrs = append(addrs, all[off:off+len(a)])
+			off += len(a)
+		}
+		if len(addrs) > start {
+			eps[i].Addresses = addrs[start:len(addrs):len(addrs)]
+		}
+	}
 }
 
 // The values the conditions of cached endpoints point to. Cached objects

@@ -3,6 +3,7 @@ package k8s_test
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,9 +108,12 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 		s.Labels[discoveryv1.LabelServiceName] = "web"
 		s.Labels[discoveryv1.LabelManagedBy] = "endpointslice-controller.k8s.io"
 		s.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = "2026-01-01T00:00:00Z"
+		s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "uid-web", Controller: new(true)}}
 		out := transformed(t, s).(*discoveryv1.EndpointSlice)
 		want := s.DeepCopy()
-		want.ManagedFields, want.Annotations = nil, nil
+		want.ManagedFields, want.Annotations, want.OwnerReferences = nil, nil, nil
+		// Of the labels (the Service's, copied by the controller), the two read.
+		delete(want.Labels, "app")
 		// What no translation reads goes; the conditions keep their values.
 		ep := &want.Endpoints[0]
 		ep.NodeName, ep.Zone, ep.Hostname, ep.TargetRef, ep.DeprecatedTopology = nil, nil, nil, nil, nil
@@ -154,6 +158,33 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 		out := transformed(t, ic).(*netv1.IngressClass)
 		assert.Equal(t, ic, out)
 	})
+}
+
+func TestTransformPacksAddresses(t *testing.T) {
+	s := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "web-1", Namespace: "shop", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{
+			{Addresses: []string{"10.0.0.1", "10.0.0.22"}},
+			{}, // no address: invalid, kept as it is for the selection to report
+			{Addresses: []string{"10.0.0.3"}},
+		},
+	}
+	out := transformed(t, s).(*discoveryv1.EndpointSlice)
+	assert.Equal(t, s.Endpoints, out.Endpoints, "the same addresses")
+	assert.Equal(t, s.Labels, out.Labels, "nothing to drop: the same labels")
+	eps := out.Endpoints
+	for i, ep := range eps {
+		assert.Equal(t, len(ep.Addresses), cap(ep.Addresses), "endpoint %d: an append must not write over the next endpoint's", i)
+	}
+	// One array of strings, one text.
+	next := func(p *string) *string { return (*string)(unsafe.Add(unsafe.Pointer(p), unsafe.Sizeof(""))) }
+	assert.Same(t, next(&eps[0].Addresses[1]), &eps[2].Addresses[0])
+	assert.Equal(t, unsafe.Add(unsafe.Pointer(unsafe.StringData(eps[0].Addresses[1])), len(eps[0].Addresses[1])), unsafe.Pointer(unsafe.StringData(eps[2].Addresses[0])))
+	// A slice without endpoints comes through.
+	empty := transformed(t, &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-2"}}).(*discoveryv1.EndpointSlice)
+	assert.Empty(t, empty.Endpoints)
+	assert.Nil(t, empty.Labels)
 }
 
 func TestTransformSecret(t *testing.T) {
