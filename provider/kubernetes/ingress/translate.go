@@ -537,7 +537,8 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	opts := e.selectOpts
 	opts.AddressTypes = e.addressTypes(svc)
 	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
-	// One buffer of backends serves every Service: they become URLs at once.
+	// One buffer of backends (per goroutine of a parallel render) serves
+	// every Service: they become URLs at once.
 	backends, problems := endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
 	*scratch = backends[:0]
 	for _, pr := range problems {
