@@ -64,20 +64,12 @@ func tlsSecretKeys(ing *netv1.Ingress) []string {
 	return keys
 }
 
-func asIngress(obj any) *netv1.Ingress {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	ing, _ := obj.(*netv1.Ingress)
-	return ing
-}
-
 // ingressHandler keeps the Secret references up to date, loads the data of
 // Secrets that just got referenced, then tells notify: in that order, so a
 // render never sees a new reference without its certificate.
 func (c *Client) ingressHandler() cache.ResourceEventHandler {
 	return c.handler("Ingress", func(old, new any) {
-		c.loadSecrets(c.refs.update(asIngress(old), asIngress(new)))
+		c.loadSecrets(c.refs.update(eventObject[*netv1.Ingress](old), eventObject[*netv1.Ingress](new)))
 	})
 }
 

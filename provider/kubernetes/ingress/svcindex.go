@@ -44,10 +44,10 @@ func (x *serviceIndex) get(namespace, name string) *serviceObjects {
 func (x *serviceIndex) service(old, new any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if svc := asService(old); svc != nil && new == nil {
+	if svc := eventObject[*corev1.Service](old); svc != nil && new == nil {
 		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = nil })
 	}
-	if svc := asService(new); svc != nil {
+	if svc := eventObject[*corev1.Service](new); svc != nil {
 		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = svc })
 	}
 }
@@ -57,14 +57,14 @@ func (x *serviceIndex) service(old, new any) {
 func (x *serviceIndex) slice(old, new any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if s := asSlice(old); s != nil {
+	if s := eventObject[*discoveryv1.EndpointSlice](old); s != nil {
 		if key, ok := sliceService(s); ok {
 			x.set(key, func(o *serviceObjects) {
 				o.slices = slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
 			})
 		}
 	}
-	if s := asSlice(new); s != nil {
+	if s := eventObject[*discoveryv1.EndpointSlice](new); s != nil {
 		if key, ok := sliceService(s); ok {
 			x.set(key, func(o *serviceObjects) {
 				list := slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
@@ -98,18 +98,12 @@ func sliceService(s *discoveryv1.EndpointSlice) (objectKey, bool) {
 	return objectKey{s.Namespace, name}, name != ""
 }
 
-func asService(obj any) *corev1.Service {
+// eventObject returns the object of an informer event as a T (the zero T
+// for another kind or none), looking into a tombstone.
+func eventObject[T any](obj any) T {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
-	svc, _ := obj.(*corev1.Service)
-	return svc
-}
-
-func asSlice(obj any) *discoveryv1.EndpointSlice {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	s, _ := obj.(*discoveryv1.EndpointSlice)
-	return s
+	v, _ := obj.(T)
+	return v
 }
