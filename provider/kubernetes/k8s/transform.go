@@ -84,27 +84,25 @@ func Transform(obj any) (any, error) {
 // Service's name and its manager. The EndpointSlice controller copies all
 // the labels of the Service onto each of its slices.
 func sliceLabels(labels map[string]string) map[string]string {
-	service, hasService := labels[discoveryv1.LabelServiceName]
-	manager, hasManager := labels[discoveryv1.LabelManagedBy]
-	if len(labels) == btoi(hasService)+btoi(hasManager) {
-		return labels
+	kept := 0
+	for _, k := range sliceLabelKeys {
+		if _, ok := labels[k]; ok {
+			kept++
+		}
 	}
-	out := make(map[string]string, 2)
-	if hasService {
-		out[discoveryv1.LabelServiceName] = service
+	if len(labels) == kept {
+		return labels // nothing to drop
 	}
-	if hasManager {
-		out[discoveryv1.LabelManagedBy] = manager
+	out := make(map[string]string, kept)
+	for _, k := range sliceLabelKeys {
+		if v, ok := labels[k]; ok {
+			out[k] = v
+		}
 	}
 	return out
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+var sliceLabelKeys = []string{discoveryv1.LabelServiceName, discoveryv1.LabelManagedBy}
 
 // packAddresses puts the addresses of all endpoints in one array of
 // strings whose texts share one string: two objects per slice where there
