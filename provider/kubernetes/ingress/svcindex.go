@@ -59,20 +59,23 @@ func (x *serviceIndex) slice(old, new any) {
 	defer x.mu.Unlock()
 	if s := eventObject[*discoveryv1.EndpointSlice](old); s != nil {
 		if key, ok := sliceService(s); ok {
-			x.set(key, func(o *serviceObjects) {
-				o.slices = slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
-			})
+			x.set(key, func(o *serviceObjects) { o.slices = without(o.slices, s.Name) })
 		}
 	}
 	if s := eventObject[*discoveryv1.EndpointSlice](new); s != nil {
 		if key, ok := sliceService(s); ok {
 			x.set(key, func(o *serviceObjects) {
-				list := slices.DeleteFunc(slices.Clone(o.slices), func(e *discoveryv1.EndpointSlice) bool { return e.Name == s.Name })
+				list := without(o.slices, s.Name) // one of the same name is replaced
 				i, _ := slices.BinarySearchFunc(list, s.Name, func(e *discoveryv1.EndpointSlice, name string) int { return strings.Compare(e.Name, name) })
 				o.slices = slices.Insert(list, i, s)
 			})
 		}
 	}
+}
+
+// without returns a copy of list without the slice named name.
+func without(list []*discoveryv1.EndpointSlice, name string) []*discoveryv1.EndpointSlice {
+	return slices.DeleteFunc(slices.Clone(list), func(e *discoveryv1.EndpointSlice) bool { return e.Name == name })
 }
 
 // set replaces the value of key by a copy that change modified, and drops
