@@ -93,7 +93,13 @@ func (c *churn) step() string {
 		}
 		c.did(withErr(slices.Update(ctx, s, metav1.UpdateOptions{})))
 		return "slice updated " + name
-	case 5: // a slice goes or comes back
+	case 5: // a slice moves to another Service, goes, or comes back
+		if s, err := slices.Get(ctx, name+"-1", metav1.GetOptions{}); err == nil && c.rnd.IntN(3) == 0 {
+			to := c.svcName()
+			s.Labels[discoveryv1.LabelServiceName] = to
+			c.did(withErr(slices.Update(ctx, s, metav1.UpdateOptions{})))
+			return "slice " + s.Name + " moved to " + to
+		}
 		if err := slices.Delete(ctx, name+"-1", metav1.DeleteOptions{}); err == nil {
 			c.did(nil)
 			return "slice deleted " + name
@@ -389,6 +395,7 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	for step := range 400 {
 		what := c.step()
 		c.wait()
+		checkIndex(t, client)
 		got, changed := r.Render(client.Snapshot(), changes)
 		// The reference is a parallel full render; r's are on one goroutine.
 		want := parallelRender(t, client.Snapshot(), opts)

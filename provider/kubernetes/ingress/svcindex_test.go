@@ -1,6 +1,8 @@
 package ingress
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +82,41 @@ func TestServiceIndex(t *testing.T) {
 	x.slice(cache.DeletedFinalStateUnknown{Key: "other/web-a"}, nil)
 	x.service(nil, "not a service")
 	assert.Equal(t, []string{"web-a"}, sliceNames(x.get("other", "web")))
+}
+
+// checkIndex fails the test unless the client's Service index holds what
+// its informer stores hold: every Service, and every labelled slice under
+// its Service, the very objects, and nothing else. The renders compared
+// with each other read the index both, so they cannot tell.
+func checkIndex(t *testing.T, c *Client) {
+	t.Helper()
+	want := map[objectKey]*serviceObjects{}
+	at := func(key objectKey) *serviceObjects {
+		if want[key] == nil {
+			want[key] = &serviceObjects{}
+		}
+		return want[key]
+	}
+	for _, ns := range c.spaces {
+		for _, o := range ns.factory.Core().V1().Services().Informer().GetStore().List() {
+			svc := o.(*corev1.Service)
+			at(objectKey{svc.Namespace, svc.Name}).svc = svc
+		}
+		for _, o := range ns.factory.Discovery().V1().EndpointSlices().Informer().GetStore().List() {
+			s := o.(*discoveryv1.EndpointSlice)
+			if key, ok := sliceService(s); ok {
+				at(key).slices = append(at(key).slices, s)
+			}
+		}
+	}
+	c.index.mu.RLock()
+	defer c.index.mu.RUnlock()
+	require.Len(t, c.index.m, len(want), "Services in the index")
+	for key, w := range want {
+		got := c.index.m[key]
+		require.NotNil(t, got, "%v is not in the index", key)
+		require.Same(t, w.svc, got.svc, "the Service %v", key)
+		require.ElementsMatch(t, w.slices, got.slices, "the slices of %v", key)
+		require.True(t, slices.IsSortedFunc(got.slices, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) }), "the slices of %v by name", key)
+	}
 }
