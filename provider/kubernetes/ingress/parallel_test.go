@@ -16,14 +16,19 @@ import (
 // sequentialSnapshot hides ConcurrentReads: renders of it stay on one goroutine.
 type sequentialSnapshot struct{ Snapshot }
 
-// parallelRender renders snap in full on several goroutines, however few
-// Ingresses it has, and fails the test if it did not.
-func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
-	t.Helper()
+// atLeastTwoCPUs lets the test run goroutines in parallel, until it ends.
+func atLeastTwoCPUs(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		prev := runtime.GOMAXPROCS(2)
 		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 	}
+}
+
+// parallelRender renders snap in full on several goroutines, however few
+// Ingresses it has, and fails the test if it did not.
+func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
+	t.Helper()
+	atLeastTwoCPUs(t)
 	r := NewRenderer(opts)
 	r.e.parallelMin = 1
 	res, _ := r.Render(snap, nil)
@@ -94,10 +99,7 @@ func (s panickySnapshot) Service(namespace, name string) *corev1.Service {
 // TestParallelFullRenderPanic checks that a panic on a translating
 // goroutine reaches the caller, with what it was and where.
 func TestParallelFullRenderPanic(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		prev := runtime.GOMAXPROCS(2)
-		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
-	}
+	atLeastTwoCPUs(t)
 	cs := fake.NewClientset()
 	for _, o := range clustergen.Cluster(300, 2) {
 		require.NoError(t, cs.Tracker().Add(o))
