@@ -444,9 +444,9 @@ func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	for i := range shards {
 		shards[i].entries = make(map[string]*serviceEntry, len(ings)/len(shards)+1)
 	}
+	// The caller merges the shards (mergeShards).
 	e.shards, e.seed = shards[:], maphash.MakeSeed()
 	e.parallelRenders++
-	defer func() { e.shards = nil }()
 	var next atomic.Int64
 	var failure atomic.Value
 	var wg sync.WaitGroup
@@ -470,12 +470,19 @@ func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	}
 	wg.Wait()
 	if p := failure.Load(); p != nil {
+		e.shards = nil
 		panic(p)
 	}
-	for i := range shards {
-		maps.Copy(e.entries, shards[i].entries)
-	}
 	return parts
+}
+
+// mergeShards moves the entries a parallel render kept in shards into
+// e.entries.
+func (e *engine) mergeShards() {
+	for i := range e.shards {
+		maps.Copy(e.entries, e.shards[i].entries)
+	}
+	e.shards = nil
 }
 
 // samePointers says whether a and b hold the same objects, in any order.
@@ -516,16 +523,16 @@ func removeUser(users map[string][]*ingressPart, key string, p *ingressPart) {
 	}
 }
 
-// addPart records a part and what it depends on; sorted says to insert it
-// in e.served at its place (a full render sorts once instead).
-func (e *engine) addPart(p *ingressPart, sorted bool) {
+// addPart records a part, at its place in e.served, and what it depends on.
+func (e *engine) addPart(p *ingressPart) {
+	i, _ := slices.BinarySearchFunc(e.served, p, compareParts)
+	e.served = slices.Insert(e.served, i, p)
+	e.record(p)
+}
+
+// record records a part in e.parts and what it depends on.
+func (e *engine) record(p *ingressPart) {
 	e.parts[p.key] = p
-	if sorted {
-		i, _ := slices.BinarySearchFunc(e.served, p, compareParts)
-		e.served = slices.Insert(e.served, i, p)
-	} else {
-		e.served = append(e.served, p)
-	}
 	for _, en := range p.entries {
 		en.users++
 		if en.users == 1 {
@@ -614,7 +621,6 @@ func (e *engine) full() (*Result, bool) {
 	// full render at ten thousand Ingresses.
 	n := len(served)
 	e.parts = make(map[string]*ingressPart, n)
-	e.served = make([]*ingressPart, 0, n)
 	e.entries = make(map[string]*serviceEntry, max(n, len(e.stale)))
 	e.svcUsers = make(map[string][]*ingressPart, max(n, len(e.stale)))
 	e.secUsers = map[string][]*ingressPart{}
@@ -622,10 +628,29 @@ func (e *engine) full() (*Result, bool) {
 	e.errEntries = map[*serviceEntry]struct{}{}
 	e.dbParts = map[*ingressPart]struct{}{}
 	e.nodeEntries = 0
-	for _, p := range e.translateAll(served) {
-		e.addPart(p, false)
+	parts := e.translateAll(served)
+	if e.shards == nil {
+		e.served = parts
+		slices.SortFunc(e.served, compareParts)
+		for _, p := range parts {
+			e.record(p)
+		}
+	} else {
+		// After a parallel translation, sorting a copy of the parts and
+		// merging the entries (which read only the parts and the shards)
+		// run beside the bookkeeping of the parts (which writes neither),
+		// instead of leaving a CPU idle.
+		e.served = slices.Clone(parts)
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			e.mergeShards()
+			slices.SortFunc(e.served, compareParts)
+		})
+		for _, p := range parts {
+			e.record(p)
+		}
+		wg.Wait()
 	}
-	slices.SortFunc(e.served, compareParts)
 	e.ingresses = nil
 	e.sweep()
 	prev := e.conf
@@ -708,7 +733,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		}
 		p := e.translateIngress(ing)
 		e.stats.Parts++
-		e.addPart(p, true)
+		e.addPart(p)
 		news = append(news, p)
 		if was[key] != ing {
 			e.ingresses = nil // a new or changed Ingress
@@ -1029,19 +1054,21 @@ func (e *engine) resolve(out *output, g *routerGroup) bool {
 		e.irregular = true
 	}
 	if len(g.members) == 1 && !reserved {
-		return e.addRouter(out, g, g.key, g.members[0])
+		return e.addRouter(out, g, g.key, true, g.members[0])
 	}
 	slices.SortFunc(g.members, compareRouters)
 	for _, pr := range g.members {
-		if !e.addRouter(out, g, hashedRouterKey(g.key, pr.router.Rule), pr) {
+		if !e.addRouter(out, g, hashedRouterKey(g.key, pr.router.Rule), false, pr) {
 			return false
 		}
 	}
 	return true
 }
 
-func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pendingRouter) bool {
-	if out.router(name) != nil {
+// addRouter names pr's router name; free says that no router has that
+// name (the caller just looked).
+func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, pr *pendingRouter) bool {
+	if !free && out.router(name) != nil {
 		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
 			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)}
 		switch {
@@ -1068,7 +1095,9 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, pr *pending
 	ref, found := e.svcRefs[svcName]
 	switch {
 	case !found:
-		if out.service(svcName) != nil { // the default backend's
+		// Every service in the configuration but the default backend's
+		// has an entry in svcRefs.
+		if svcName == DefaultBackendName && out.service(svcName) != nil {
 			if out.incremental {
 				return false
 			}
