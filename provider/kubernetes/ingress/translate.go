@@ -551,25 +551,33 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	servers := make([]dynamic.Server, len(backends))
 	// All URLs of the service share one string, built at its exact size;
 	// the text of a port is made once for the backends that share it (all
-	// of them, mostly).
+	// of them, mostly). The length of each URL is worked out once (on the
+	// stack for most Services).
 	var portBuf [8]byte
+	var lenBuf [32]int
+	lens := lenBuf[:0]
+	if len(backends) > len(lenBuf) {
+		lens = make([]int, 0, len(backends))
+	}
 	port, suffix := int32(-1), []byte(nil)
 	size := 0
 	for _, b := range backends {
 		if b.Port != port {
 			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
 		}
-		size += urlLen(scheme, b.Address, suffix)
+		n := urlLen(scheme, b.Address, suffix)
+		lens = append(lens, n)
+		size += n
 	}
 	var all strings.Builder
 	all.Grow(size)
-	for _, b := range backends {
+	for i, b := range backends {
 		if b.Port != port {
 			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
 		}
 		all.WriteString(scheme)
 		all.WriteString("://")
-		if strings.IndexByte(b.Address, ':') >= 0 {
+		if lens[i] > len(scheme)+len("://")+len(b.Address)+len(suffix) { // IPv6
 			all.WriteByte('[')
 			all.WriteString(b.Address)
 			all.WriteByte(']')
@@ -582,10 +590,7 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	var zero *int // the weight of fenced servers, shared by those of this service
 	start := 0
 	for i, b := range backends {
-		if b.Port != port {
-			port, suffix = b.Port, portSuffix(&portBuf, b.Port)
-		}
-		end := start + urlLen(scheme, b.Address, suffix)
+		end := start + lens[i]
 		servers[i] = dynamic.Server{URL: urls[start:end]}
 		start = end
 		if b.Fenced {
