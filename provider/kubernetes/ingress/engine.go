@@ -432,8 +432,8 @@ const parallelMin = 256
 // goroutine is raised again in the caller's, with that goroutine's stack.
 func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	parts := make([]*ingressPart, len(ings))
-	workers := min(runtime.GOMAXPROCS(0), len(ings)/e.parallelMin, 16)
-	if cr, ok := e.snap.(concurrentReader); !ok || !cr.ConcurrentReads() || workers < 2 {
+	workers := e.workers(len(ings))
+	if workers < 2 {
 		for i, ing := range ings {
 			parts[i] = e.translateIngress(ing)
 		}
@@ -483,6 +483,43 @@ func (e *engine) mergeShards() {
 		maps.Copy(e.entries, e.shards[i].entries)
 	}
 	e.shards = nil
+}
+
+// workers is how many goroutines translate n Ingresses.
+func (e *engine) workers(n int) int {
+	if cr, ok := e.snap.(concurrentReader); !ok || !cr.ConcurrentReads() {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), n/e.parallelMin, 16))
+}
+
+// sortHalves sorts s as slices.SortFunc does, each half on its own
+// goroutine, then merges the halves.
+func sortHalves[E any](s []E, cmp func(a, b E) int) {
+	mid := len(s) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortFunc(s[:mid], cmp) })
+	slices.SortFunc(s[mid:], cmp)
+	wg.Wait()
+	merged := make([]E, 0, len(s))
+	i, j := 0, mid
+	for i < mid && j < len(s) {
+		if cmp(s[j], s[i]) < 0 {
+			merged = append(merged, s[j])
+			j++
+		} else {
+			merged = append(merged, s[i])
+			i++
+		}
+	}
+	merged = append(merged, s[i:mid]...)
+	merged = append(merged, s[j:]...)
+	copy(s, merged)
+}
+
+// compareIngressKeys orders Ingresses by namespace, then name.
+func compareIngressKeys(a, b *netv1.Ingress) int {
+	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }
 
 // samePointers says whether a and b hold the same objects, in any order.
@@ -632,9 +669,11 @@ func (e *engine) full() (*Result, bool) {
 	// list (and so allocate) objects in: an Ingress's Service and slices,
 	// mostly named alike, are then read from memory nearby, not from all
 	// over the cache. (The parts are sorted by age afterwards.)
-	slices.SortFunc(served, func(a, b *netv1.Ingress) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
-	})
+	if e.workers(n) > 1 {
+		sortHalves(served, compareIngressKeys)
+	} else {
+		slices.SortFunc(served, compareIngressKeys)
+	}
 	parts := e.translateAll(served)
 	if e.shards == nil {
 		e.served = parts

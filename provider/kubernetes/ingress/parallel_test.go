@@ -1,6 +1,8 @@
 package ingress
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -121,4 +123,21 @@ func TestParallelFullRenderPanic(t *testing.T) {
 	// The renderer renders again after it.
 	res, _ := r.Render(client.Snapshot(), nil)
 	require.Len(t, res.Configuration.HTTP.Routers, 300)
+}
+
+// TestSortHalves checks the two-goroutine sort of a full render's
+// Ingresses against slices.SortFunc, on lengths that split evenly and not,
+// with repeated values.
+func TestSortHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 10, 257, 1000} {
+		in := make([]int, n)
+		for i := range in {
+			in[i] = rng.IntN(n/2 + 1)
+		}
+		got, want := slices.Clone(in), slices.Clone(in)
+		sortHalves(got, cmp.Compare[int])
+		slices.Sort(want)
+		require.Equal(t, want, got, "n=%d", n)
+	}
 }
