@@ -2,7 +2,9 @@
 // services, each with one Ingress (one host, one Prefix path), a Service
 // with a named port, and E endpoints spread over two EndpointSlices, one in
 // ten serving-terminating and one in twenty not serving; one service in five
-// also has a third slice repeating an address of the first.
+// also has a third slice repeating an address of the first. The objects of
+// a service are created at one time, and services in an order unrelated to
+// their names, as in a cluster that grew over time.
 package clustergen
 
 import (
@@ -42,6 +44,13 @@ func Cluster(services, endpoints int) []runtime.Object {
 // Name is the name of the Service, Ingress and slice prefix of service i.
 func Name(i int) string { return fmt.Sprintf("svc-%05d", i) }
 
+// Created is the creation time of the objects of service i: a second each,
+// distinct for up to 100,003 services and scattered over them, so that the
+// order of age is not the order of names (which informers list in).
+func Created(i int) metav1.Time {
+	return metav1.Unix(1_700_000_000+int64(i*7919%100003), 0)
+}
+
 // Service builds the Ingress, Service and slices of service i.
 func Service(i, endpoints int) []runtime.Object {
 	name := Name(i)
@@ -50,7 +59,7 @@ func Service(i, endpoints int) []runtime.Object {
 	objs := []runtime.Object{
 		&corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name, CreationTimestamp: Created(i)},
 			Spec: corev1.ServiceSpec{
 				ClusterIP:  fmt.Sprintf("10.96.%d.%d", i/250, i%250+1),
 				IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
@@ -62,7 +71,7 @@ func Service(i, endpoints int) []runtime.Object {
 		},
 		&netv1.Ingress{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name, CreationTimestamp: Created(i)},
 			Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{{
 				Host: name + ".bench.example",
 				IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{{
@@ -90,7 +99,7 @@ func Slice(i, n, from, to int) *discoveryv1.EndpointSlice {
 	tcp := corev1.ProtocolTCP
 	s := &discoveryv1.EndpointSlice{
 		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: fmt.Sprintf("%s-%d", name, n), Labels: map[string]string{
+		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: fmt.Sprintf("%s-%d", name, n), CreationTimestamp: Created(i), Labels: map[string]string{
 			discoveryv1.LabelServiceName: name,
 			discoveryv1.LabelManagedBy:   "endpointslice-controller.k8s.io",
 		}},
