@@ -700,7 +700,7 @@ func (e *engine) full() (*Result, bool) {
 	e.ingresses = nil
 	e.sweep()
 	prev := e.conf
-	e.assembleAll()
+	e.assembleAll(parts)
 	return e.result(), prev == nil || !sameConfiguration(prev, e.conf)
 }
 
@@ -792,7 +792,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	prev := e.conf
 	if !e.assembleChanges(olds, news) {
 		e.stats.Reassembled++
-		e.assembleAll()
+		e.assembleAll(e.served)
 		return e.result(), !sameConfiguration(prev, e.conf)
 	}
 	if e.conf == prev {
@@ -976,19 +976,21 @@ func patched[V any](m, changes map[string]*V) map[string]*V {
 // then the outcome depends on the order they are named in, which must not
 // be the order of the informer's lists. So they are named in the order
 // they were met, and only if a name crossed, again in the order of their
-// keys: sorting ten thousand keys is a good part of an assembly.
-func (e *engine) assembleAll() {
-	if !e.assemble(false) {
-		e.assemble(true)
+// keys: sorting ten thousand keys is a good part of an assembly. parts
+// are all parts in any order: a full render passes them in the order they
+// were translated in, which is the order they sit in memory in.
+func (e *engine) assembleAll(parts []*ingressPart) {
+	if !e.assemble(parts, false) {
+		e.assemble(parts, true)
 	}
 }
 
-// assemble builds the configuration from all parts, naming the groups in
-// the order of their keys when sorted; it says whether no name crossed
-// between groups.
-func (e *engine) assemble(sorted bool) bool {
+// assemble builds the configuration from all parts (in any order), naming
+// the groups in the order of their keys when sorted, else in the order met;
+// it says whether no name crossed between groups.
+func (e *engine) assemble(parts []*ingressPart, sorted bool) bool {
 	routers := 0
-	for _, p := range e.served {
+	for _, p := range parts {
 		routers += len(p.routers)
 	}
 	out := &output{routers: make(map[string]*dynamic.Router, routers), services: make(map[string]*dynamic.Service, routers)}
@@ -999,7 +1001,7 @@ func (e *engine) assemble(sorted bool) bool {
 	e.irregular, e.crossed, e.asmErrs = false, false, nil
 	e.errGroups = map[*routerGroup]struct{}{}
 	e.errsDirty = true
-	for _, p := range e.served {
+	for _, p := range parts {
 		for _, pr := range p.routers {
 			g := e.group(pr.key)
 			g.members = append(g.members, pr)

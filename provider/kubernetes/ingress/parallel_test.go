@@ -37,12 +37,18 @@ func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
 	if len(res.Ingresses) >= 2 {
 		require.Equal(t, 1, r.e.parallelRenders, "the full render should have been parallel")
 	}
-	// The assembly named the router groups in the order it met them, and
-	// in key order only when names crossed between groups: key order must
-	// give the same.
-	r.e.assemble(true)
-	sorted := &Result{Configuration: r.e.conf, Errors: r.e.sortErrors(slices.Clone(r.e.collectErrors())), Ingresses: res.Ingresses, NeedsNodes: res.NeedsNodes}
-	require.True(t, equalResults(t, res, sorted), "naming the groups in key order gives another result")
+	// The assembly met the parts in the order they were translated in and
+	// named the router groups in the order it met them, and in key order
+	// only when names crossed between groups: meeting the parts oldest
+	// first (as an incremental render does), or naming the groups in key
+	// order, must give the same.
+	again := func() *Result {
+		return &Result{Configuration: r.e.conf, Errors: r.e.sortErrors(slices.Clone(r.e.collectErrors())), Ingresses: res.Ingresses, NeedsNodes: res.NeedsNodes}
+	}
+	r.e.assembleAll(r.e.served)
+	require.True(t, equalResults(t, res, again()), "meeting the parts oldest first gives another result")
+	r.e.assemble(r.e.served, true)
+	require.True(t, equalResults(t, res, again()), "naming the groups in key order gives another result")
 	return res
 }
 
