@@ -648,8 +648,9 @@ func (e *engine) full() (*Result, bool) {
 	e.stale = e.entries
 	e.reuse = e.res != nil && node == e.selectOpts.Node && zone == e.selectOpts.Zone
 	e.classes = e.readClasses()
-	var served []*netv1.Ingress
-	for _, ing := range e.snap.Ingresses() {
+	all := e.snap.Ingresses()
+	served := make([]*netv1.Ingress, 0, len(all))
+	for _, ing := range all {
 		if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
 			served = append(served, ing)
 		}
