@@ -404,6 +404,13 @@ func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1
 	return nil
 }
 
+func (s listerSnapshot) serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice) {
+	if o := s.c.index.get(namespace, name); o != nil && o.svc != nil {
+		return o.svc, o.slices
+	}
+	return nil, nil
+}
+
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 	ns := s.space(namespace)
 	if ns == nil {

@@ -393,8 +393,9 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend, port string, scratch *[]endpoints.Backend) *serviceEntry {
 	// id starts with namespace/service.
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
-	en.svc = e.snap.Service(namespace, sb.Name)
-	if en.svc != nil {
+	if sr, ok := e.snap.(serviceReader); ok {
+		en.svc, en.slices = sr.serviceAndSlices(namespace, sb.Name)
+	} else if en.svc = e.snap.Service(namespace, sb.Name); en.svc != nil {
 		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
 	}
 	old := e.stale[id]

@@ -29,6 +29,12 @@ type Snapshot interface {
 	Nodes() []*corev1.Node
 }
 
+// serviceReader is the optional method of a Snapshot that finds a Service
+// and its slices with one lookup (the slices only when there is the Service).
+type serviceReader interface {
+	serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice)
+}
+
 // concurrentReader is the optional method of a Snapshot that may be read
 // from several goroutines at once.
 type concurrentReader interface {
