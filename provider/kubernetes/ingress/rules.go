@@ -25,7 +25,8 @@ func normalizeParts(parts ...string) string {
 	for _, p := range parts {
 		size += len(p)
 	}
-	buf := make([]byte, 0, size)
+	var buf strings.Builder // its String does not copy
+	buf.Grow(size)
 	pendingDash := false
 	for _, p := range parts {
 		for i := 0; i < len(p); {
@@ -33,11 +34,11 @@ func normalizeParts(parts ...string) string {
 			if c < utf8.RuneSelf {
 				i++
 				if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-					if pendingDash && len(buf) > 0 {
-						buf = append(buf, '-')
+					if pendingDash && buf.Len() > 0 {
+						buf.WriteByte('-')
 					}
 					pendingDash = false
-					buf = append(buf, c)
+					buf.WriteByte(c)
 				} else {
 					pendingDash = true
 				}
@@ -46,17 +47,17 @@ func normalizeParts(parts ...string) string {
 			r, n := utf8.DecodeRuneInString(p[i:])
 			i += n
 			if unicode.IsLetter(r) || unicode.IsNumber(r) {
-				if pendingDash && len(buf) > 0 {
-					buf = append(buf, '-')
+				if pendingDash && buf.Len() > 0 {
+					buf.WriteByte('-')
 				}
 				pendingDash = false
-				buf = utf8.AppendRune(buf, r)
+				buf.WriteRune(r)
 				continue
 			}
 			pendingDash = true
 		}
 	}
-	return string(buf)
+	return buf.String()
 }
 
 // routerKey is the name of the router of one Ingress path.
