@@ -694,10 +694,14 @@ func (e *engine) full() (*Result, bool) {
 			e.mergeShards()
 			slices.SortFunc(e.served, compareParts)
 		})
-		for _, p := range parts {
-			e.record(p)
-		}
-		wg.Wait()
+		func() {
+			// Waited for even if recording panics: the other goroutine
+			// must not write e.served while a recovering render runs.
+			defer wg.Wait()
+			for _, p := range parts {
+				e.record(p)
+			}
+		}()
 	}
 	e.ingresses = nil
 	e.sweep()
