@@ -677,32 +677,29 @@ func (e *engine) full() (*Result, bool) {
 		slices.SortFunc(served, compareIngressKeys)
 	}
 	parts := e.translateAll(served)
-	if e.shards == nil {
-		e.served = parts
+	// Merging the entries and sorting a copy of the parts (which read only
+	// the shards and the parts) run, after a parallel translation, beside
+	// the bookkeeping of the parts (which writes neither), instead of
+	// leaving a CPU idle.
+	e.served = slices.Clone(parts)
+	order := func() {
+		e.mergeShards()
 		slices.SortFunc(e.served, compareParts)
+	}
+	var wg sync.WaitGroup
+	if e.shards != nil {
+		wg.Go(order)
+	} else {
+		order()
+	}
+	func() {
+		// Waited for even if recording panics: the other goroutine must
+		// not write e.served while a recovering render runs.
+		defer wg.Wait()
 		for _, p := range parts {
 			e.record(p)
 		}
-	} else {
-		// After a parallel translation, sorting a copy of the parts and
-		// merging the entries (which read only the parts and the shards)
-		// run beside the bookkeeping of the parts (which writes neither),
-		// instead of leaving a CPU idle.
-		e.served = slices.Clone(parts)
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			e.mergeShards()
-			slices.SortFunc(e.served, compareParts)
-		})
-		func() {
-			// Waited for even if recording panics: the other goroutine
-			// must not write e.served while a recovering render runs.
-			defer wg.Wait()
-			for _, p := range parts {
-				e.record(p)
-			}
-		}()
-	}
+	}()
 	e.ingresses = nil
 	e.sweep()
 	prev := e.conf
@@ -1119,8 +1116,9 @@ func (e *engine) resolve(out *output, g *routerGroup) bool {
 	return true
 }
 
-// addRouter names pr's router name; free says that no router has that
-// name (the caller just looked).
+// addRouter adds pr's router under name. A name already taken is reported
+// instead, or makes an incremental assembly give up (false). free says
+// that no router has the name (the caller just looked).
 func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, pr *pendingRouter) bool {
 	if !free && out.router(name) != nil {
 		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
