@@ -107,8 +107,9 @@ func BenchmarkRenderFull(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
 		client := syncedClient(b, benchClientset(b, services), ClientOptions{})
 		opts := benchOptions()
-		if res := Translate(client.Snapshot(), opts); len(res.Configuration.HTTP.Routers) < services {
-			b.Fatalf("%d routers for %d services", len(res.Configuration.HTTP.Routers), services)
+		conf := Translate(client.Snapshot(), opts).Configuration
+		if len(conf.HTTP.Routers) < services {
+			b.Fatalf("%d routers for %d services", len(conf.HTTP.Routers), services)
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -116,6 +117,7 @@ func BenchmarkRenderFull(b *testing.B) {
 			Translate(client.Snapshot(), opts)
 		}
 		reportPerService(b, services)
+		reportSize(b, conf)
 	})
 }
 
@@ -125,6 +127,19 @@ func reportPerService(b *testing.B, services int) {
 	if services > 0 {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(services)/1e3, "us/service")
 	}
+}
+
+// reportSize reports how many routers and servers conf has, to compare
+// like with like against other providers (tools/traefik-bench).
+func reportSize(b *testing.B, conf *dynamic.Configuration) {
+	servers := 0
+	for _, svc := range conf.HTTP.Services {
+		if svc.LoadBalancer != nil {
+			servers += len(svc.LoadBalancer.Servers)
+		}
+	}
+	b.ReportMetric(float64(len(conf.HTTP.Routers)), "routers")
+	b.ReportMetric(float64(servers), "servers")
 }
 
 // BenchmarkRenderFullWarm renders the whole configuration again from
