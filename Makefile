@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test test-unit test-integration controlplane demo build fixtures-update bench lint fuzz
+.PHONY: run test test-unit test-integration controlplane demo build fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
 run:
@@ -25,6 +25,12 @@ fixtures-update:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Traefik's Kubernetes Ingress provider and sliceway's full render on the
+# same generated clusters, in turn (fetches Traefik's module; see
+# docs/performance.md).
+bench-traefik:
+	bash tools/traefik-bench/run
 
 # golangci-lint, built from its module at a pinned version (cached after the
 # first build).
