@@ -17,6 +17,17 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // Transform drops from each object what the providers never read, before it
 // enters an informer cache, to keep memory down at scale:
 //   - managedFields and the last-applied-configuration annotation, everywhere;
+//   - the annotations of other tools (Helm, Argo CD, cert-manager, ...):
+//     Ingresses keep those starting with traefik.ingress.kubernetes.io/ and
+//     kubernetes.io/ingress.class, Services those starting with
+//     traefik.ingress.kubernetes.io/, IngressClasses
+//     ingressclass.kubernetes.io/is-default-class, Secrets none;
+//   - the labels of Services, IngressClasses and Secrets (an Ingress keeps
+//     its labels, which the label selector is checked against);
+//   - of a Service's spec, all but what translation reads: type, ports,
+//     clusterIP, externalName, ipFamilies and publishNotReadyAddresses
+//     (the selector, the other cluster IPs, the traffic and affinity
+//     policies, the load-balancer settings go); its status is kept;
 //   - the annotations of EndpointSlices (the controller's trigger time changes
 //     on every update), their owner references, their labels but the
 //     Service's name and the manager, and of their endpoints what no
@@ -48,12 +59,26 @@ func Transform(obj any) (any, error) {
 		packAddresses(o.Endpoints)
 	case *corev1.Service:
 		trimMeta(&o.ObjectMeta)
+		o.Labels = nil
+		o.Annotations = keepAnnotations(o.Annotations, isTraefikAnnotation)
+		o.Spec = corev1.ServiceSpec{
+			Type:                     o.Spec.Type,
+			Ports:                    o.Spec.Ports,
+			ClusterIP:                o.Spec.ClusterIP,
+			ExternalName:             o.Spec.ExternalName,
+			IPFamilies:               o.Spec.IPFamilies,
+			PublishNotReadyAddresses: o.Spec.PublishNotReadyAddresses,
+		}
 	case *netv1.Ingress:
 		trimMeta(&o.ObjectMeta)
+		o.Annotations = keepAnnotations(o.Annotations, isIngressAnnotation)
 	case *netv1.IngressClass:
 		trimMeta(&o.ObjectMeta)
+		o.Labels = nil
+		o.Annotations = keepAnnotations(o.Annotations, func(k string) bool { return k == DefaultClassAnnotation })
 	case *corev1.Secret:
 		trimMeta(&o.ObjectMeta)
+		o.Labels, o.Annotations = nil, nil
 		o.StringData = nil
 		for k := range o.Data {
 			if k != corev1.TLSCertKey && k != corev1.TLSPrivateKeyKey {
@@ -78,6 +103,36 @@ func Transform(obj any) (any, error) {
 		// A tombstone keeps the last known object; leave it as it is.
 	}
 	return obj, nil
+}
+
+func isTraefikAnnotation(key string) bool { return strings.HasPrefix(key, TraefikAnnotationPrefix) }
+
+func isIngressAnnotation(key string) bool {
+	return key == IngressClassAnnotation || strings.HasPrefix(key, TraefikAnnotationPrefix)
+}
+
+// keepAnnotations returns the annotations for which keep is true: the map
+// itself when it is all of them, nil when none.
+func keepAnnotations(annotations map[string]string, keep func(key string) bool) map[string]string {
+	kept := 0
+	for k := range annotations {
+		if keep(k) {
+			kept++
+		}
+	}
+	switch kept {
+	case len(annotations):
+		return annotations
+	case 0:
+		return nil
+	}
+	out := make(map[string]string, kept)
+	for k, v := range annotations {
+		if keep(k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // sliceLabels keeps the labels of an EndpointSlice that are read: its

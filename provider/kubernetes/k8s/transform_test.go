@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sliceway/sliceway/fixtures"
@@ -54,16 +55,16 @@ func TestTransformTrimsMetadataOfEveryKind(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		obj  runtime.Object
-		// keepsOtherAnnotations is false for EndpointSlices, whose
-		// annotations are all dropped.
-		keepsOtherAnnotations bool
+		// keepsLabels is true for Ingresses, whose labels the label
+		// selector is checked against; the labels that other kinds keep
+		// (of slices and Nodes) are not in fatMeta.
+		keepsLabels bool
 	}{
-		{"Service", &corev1.Service{ObjectMeta: fatMeta("web", "shop")}, true},
+		{"Service", &corev1.Service{ObjectMeta: fatMeta("web", "shop")}, false},
 		{"Ingress", &netv1.Ingress{ObjectMeta: fatMeta("web", "shop")}, true},
-		{"IngressClass", &netv1.IngressClass{ObjectMeta: fatMeta("sliceway", "")}, true},
-		{"Secret", &corev1.Secret{ObjectMeta: fatMeta("web-tls", "shop")}, true},
+		{"IngressClass", &netv1.IngressClass{ObjectMeta: fatMeta("sliceway", "")}, false},
+		{"Secret", &corev1.Secret{ObjectMeta: fatMeta("web-tls", "shop")}, false},
 		{"EndpointSlice", &discoveryv1.EndpointSlice{ObjectMeta: fatMeta("web-1", "shop")}, false},
-		// Nodes keep no annotation at all (see TestTransformNode).
 		{"Node", &corev1.Node{ObjectMeta: fatMeta("node-a", "")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,11 +72,12 @@ func TestTransformTrimsMetadataOfEveryKind(t *testing.T) {
 			m, ok := out.(metav1.Object)
 			require.True(t, ok, "%T", out)
 			assert.Empty(t, m.GetManagedFields())
-			assert.NotContains(t, m.GetAnnotations(), k8s.LastAppliedAnnotation)
-			if tc.keepsOtherAnnotations {
-				assert.Equal(t, map[string]string{"example.com/owner": "team-a"}, m.GetAnnotations())
+			// Neither kubectl's nor another tool's annotation is read.
+			assert.Empty(t, m.GetAnnotations())
+			if tc.keepsLabels {
+				assert.Equal(t, map[string]string{"app": m.GetName()}, m.GetLabels())
 			} else {
-				assert.Empty(t, m.GetAnnotations())
+				assert.Empty(t, m.GetLabels())
 			}
 			// What identifies the object is kept.
 			orig := tc.obj.(metav1.Object)
@@ -127,15 +129,48 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 	t.Run("Service", func(t *testing.T) {
 		svc := &corev1.Service{
 			ObjectMeta: fatMeta("web", "shop"),
-			Spec:       corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
-			Status:     corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}}},
+			Spec: corev1.ServiceSpec{
+				Type:      corev1.ServiceTypeLoadBalancer,
+				ClusterIP: "10.96.0.1", ClusterIPs: []string{"10.96.0.1", "fd00::1"},
+				IPFamilies:               []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol},
+				IPFamilyPolicy:           new(corev1.IPFamilyPolicyPreferDualStack),
+				Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, TargetPort: intstr.FromString("web")}},
+				PublishNotReadyAddresses: true,
+				Selector:                 map[string]string{"app": "web"},
+				SessionAffinity:          corev1.ServiceAffinityClientIP,
+				SessionAffinityConfig:    &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: new(int32(60))}},
+				ExternalTrafficPolicy:    corev1.ServiceExternalTrafficPolicyLocal,
+				HealthCheckNodePort:      31000,
+				InternalTrafficPolicy:    new(corev1.ServiceInternalTrafficPolicyCluster),
+				LoadBalancerSourceRanges: []string{"192.0.2.0/24"},
+			},
+			Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}}},
 		}
 		svc.Annotations["traefik.ingress.kubernetes.io/service.serversscheme"] = "https"
 		out := transformed(t, svc).(*corev1.Service)
-		want := svc.DeepCopy()
-		want.ManagedFields = nil
-		delete(want.Annotations, k8s.LastAppliedAnnotation)
+		want := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: "web", Namespace: "shop", UID: "uid-web", ResourceVersion: "42", Generation: 3,
+				CreationTimestamp: svc.CreationTimestamp,
+				Annotations:       map[string]string{"traefik.ingress.kubernetes.io/service.serversscheme": "https"},
+			},
+			Spec: corev1.ServiceSpec{
+				Type:                     corev1.ServiceTypeLoadBalancer,
+				ClusterIP:                "10.96.0.1",
+				IPFamilies:               []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol},
+				Ports:                    []corev1.ServicePort{{Name: "http", Port: 80, NodePort: 30080, TargetPort: intstr.FromString("web")}},
+				PublishNotReadyAddresses: true,
+			},
+			Status: svc.Status,
+		}
 		assert.Equal(t, want, out)
+	})
+	t.Run("ExternalName Service", func(t *testing.T) {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "ext", Namespace: "shop"},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "api.example.com", Ports: []corev1.ServicePort{{Port: 443}}},
+		}
+		assert.Equal(t, svc, transformed(t, svc))
 	})
 	t.Run("Ingress", func(t *testing.T) {
 		ing := &netv1.Ingress{
@@ -144,11 +179,25 @@ func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 		}
 		ing.Annotations[k8s.IngressClassAnnotation] = "traefik"
 		ing.Annotations["traefik.ingress.kubernetes.io/router.entrypoints"] = "websecure"
+		ing.Annotations["cert-manager.io/cluster-issuer"] = "letsencrypt"
 		out := transformed(t, ing).(*netv1.Ingress)
 		want := ing.DeepCopy()
 		want.ManagedFields = nil
-		delete(want.Annotations, k8s.LastAppliedAnnotation)
+		want.Annotations = map[string]string{
+			k8s.IngressClassAnnotation:                         "traefik",
+			"traefik.ingress.kubernetes.io/router.entrypoints": "websecure",
+		}
 		assert.Equal(t, want, out)
+	})
+	t.Run("IngressClass", func(t *testing.T) {
+		ic := &netv1.IngressClass{
+			ObjectMeta: fatMeta("sliceway", ""),
+			Spec:       netv1.IngressClassSpec{Controller: ingress.ControllerName},
+		}
+		ic.Annotations[k8s.DefaultClassAnnotation] = "true"
+		out := transformed(t, ic).(*netv1.IngressClass)
+		assert.Equal(t, map[string]string{k8s.DefaultClassAnnotation: "true"}, out.Annotations)
+		assert.Equal(t, ic.Spec, out.Spec)
 	})
 	t.Run("IngressClass without annotations", func(t *testing.T) {
 		ic := &netv1.IngressClass{
@@ -233,7 +282,8 @@ func TestTransformSecret(t *testing.T) {
 			assert.Nil(t, out.StringData)
 			assert.Equal(t, tc.typ, out.Type, "the type is kept")
 			assert.Equal(t, "web-tls", out.Name)
-			assert.Equal(t, map[string]string{"app": "web-tls"}, out.Labels)
+			assert.Nil(t, out.Labels)
+			assert.Nil(t, out.Annotations)
 		})
 	}
 }
@@ -381,7 +431,16 @@ func fatten(obj runtime.Object) {
 	switch o := obj.(type) {
 	case *discoveryv1.EndpointSlice:
 		o.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = "2026-01-01T00:00:00Z"
+	case *corev1.Service:
+		o.Annotations["meta.helm.sh/release-name"] = "demo"
+		o.Labels = map[string]string{"app.kubernetes.io/managed-by": "Helm"}
+		o.Spec.Selector = map[string]string{"app": o.Name}
+		o.Spec.ClusterIPs = []string{o.Spec.ClusterIP}
+		o.Spec.SessionAffinity = corev1.ServiceAffinityNone
+	case *netv1.Ingress:
+		o.Annotations["cert-manager.io/cluster-issuer"] = "letsencrypt"
 	case *corev1.Secret:
+		o.Annotations["cert-manager.io/certificate-name"] = o.Name
 		o.Data["ca.crt"] = []byte("a CA nobody reads")
 		o.StringData = map[string]string{"note": "never read"}
 	case *corev1.Node:
@@ -389,6 +448,43 @@ func fatten(obj runtime.Object) {
 		o.Status.Images = []corev1.ContainerImage{{Names: []string{"nginx:1"}}}
 		o.Labels["kubernetes.io/os"] = "linux"
 	}
+}
+
+// TestTransformedUpdatesOfUnreadFieldsAreDropped: an update that changes
+// only what Transform drops reaches the change filter as no change, so it
+// renders nothing (the filter alone counts a selector as a change).
+func TestTransformedUpdatesOfUnreadFieldsAreDropped(t *testing.T) {
+	base := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", ResourceVersion: "1", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}},
+			Selector: map[string]string{"app": "web"}},
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*corev1.Service)
+		raw    bool // whether the filter counts it on objects as the API server sends them
+	}{
+		{"selector", func(s *corev1.Service) { s.Spec.Selector = map[string]string{"app": "web", "tier": "front"} }, true},
+		{"session affinity", func(s *corev1.Service) { s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP }, true},
+		{"traffic policy", func(s *corev1.Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal }, true},
+		{"source ranges", func(s *corev1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"192.0.2.0/24"} }, true},
+		{"second cluster IP", func(s *corev1.Service) { s.Spec.ClusterIPs = []string{"10.96.0.1", "fd00::1"} }, true},
+		{"helm annotation", func(s *corev1.Service) { s.Annotations = map[string]string{"meta.helm.sh/release-name": "web"} }, false},
+		{"label", func(s *corev1.Service) { s.Labels = map[string]string{"app": "web", "version": "2"} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			updated := base.DeepCopy()
+			updated.ResourceVersion = "2"
+			tc.change(updated)
+			require.Equal(t, tc.raw, k8s.Changed(base, updated))
+			assert.False(t, k8s.Changed(transformed(t, base), transformed(t, updated)))
+		})
+	}
+	// What translation reads still counts.
+	updated := base.DeepCopy()
+	updated.ResourceVersion = "2"
+	updated.Spec.PublishNotReadyAddresses = true
+	assert.True(t, k8s.Changed(transformed(t, base), transformed(t, updated)))
 }
 
 // nodePortObjects add a node-port Service, so that Nodes are read too.
