@@ -219,9 +219,14 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 		order = make([]int32, 0, len(cands))
 	}
 	var uniq []int32
-	if allIPv4(cands) && len(cands) <= maxPackedCands {
+	switch {
+	case len(cands) > maxPackedCands:
+		uniq = dedupGeneral(cands, order)
+	case allIPv4(cands):
 		uniq = dedupPacked(cands, order)
-	} else {
+	case allIPv6(cands):
+		uniq = dedupPacked6(cands, order)
+	default: // names, or both families
 		uniq = dedupGeneral(cands, order)
 	}
 
@@ -349,6 +354,63 @@ func dedupPacked(cands []candidate, order []int32) []int32 {
 	return order
 }
 
+// allIPv6 says whether every candidate has an IPv6 address.
+func allIPv6(cands []candidate) bool {
+	for i := range cands {
+		if !cands[i].ip.Is6() {
+			return false
+		}
+	}
+	return true
+}
+
+// key6 is the sort key of dedupPacked6: the address in two halves, then
+// what dedupPacked packs after its address.
+type key6 struct{ hi, lo, rest uint64 }
+
+func compareKey6(a, b key6) int {
+	switch {
+	case a.hi != b.hi:
+		return cmp.Compare(a.hi, b.hi)
+	case a.lo != b.lo:
+		return cmp.Compare(a.lo, b.lo)
+	}
+	return cmp.Compare(a.rest, b.rest)
+}
+
+// dedupPacked6 is dedupPacked for candidates that all have IPv6 addresses
+// (none has a zone: parseAddress refuses them). Between such addresses
+// netip.Addr.Compare is the order of their 128 bits, high half first.
+func dedupPacked6(cands []candidate, order []int32) []int32 {
+	var keyBuf [smallCands]key6
+	keys := keyBuf[:0]
+	if len(cands) > smallCands {
+		keys = make([]key6, 0, len(cands))
+	}
+	for i := range cands {
+		c := &cands[i]
+		a := c.ip.As16()
+		keys = append(keys, key6{
+			hi: binary.BigEndian.Uint64(a[:8]),
+			lo: binary.BigEndian.Uint64(a[8:]),
+			rest: uint64(uint16(c.port))<<packedSameShift |
+				uint64(classReady-c.class)<<packedIndexBits |
+				uint64(i),
+		})
+	}
+	slices.SortFunc(keys, compareKey6)
+	for i, k := range keys {
+		if i > 0 {
+			prev := keys[i-1]
+			if k.hi == prev.hi && k.lo == prev.lo && k.rest>>packedSameShift == prev.rest>>packedSameShift {
+				continue // a worse (or later) copy of the previous one
+			}
+		}
+		order = append(order, int32(k.rest&(maxPackedCands-1)))
+	}
+	return order
+}
+
 func compareSliceNames(a, b *discoveryv1.EndpointSlice) int {
 	switch {
 	case a == nil && b == nil:
@@ -444,9 +506,16 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []
 			// Fast path: a canonical dotted quad in an IPv4 slice is valid
 			// and is its own canonical text, and most addresses are in
 			// none of the ranges RefusedAddress refuses.
-			if s.AddressType == discoveryv1.AddressTypeIPv4 {
+			switch s.AddressType {
+			case discoveryv1.AddressTypeIPv4:
 				if a4, ok := parseCanonicalIPv4(raw); ok && !maybeRefusedIPv4(a4) {
 					cands = append(cands, candidate{ip: netip.AddrFrom4(a4), text: raw, port: port, class: cl, hints: ep.Hints})
+					continue
+				}
+			case discoveryv1.AddressTypeIPv6:
+				// The same for the canonical text of an IPv6 address.
+				if a16, ok := parseCanonicalIPv6(raw); ok && !maybeRefusedIPv6(a16) {
+					cands = append(cands, candidate{ip: netip.AddrFrom16(a16), text: raw, port: port, class: cl, hints: ep.Hints})
 					continue
 				}
 			}
@@ -617,6 +686,117 @@ func parseCanonicalIPv4(s string) (a [4]byte, ok bool) {
 		return a, false
 	}
 	a[3] = byte(val)
+	return a, true
+}
+
+// maybeRefusedIPv6 says whether RefusedAddress may refuse a, an IPv6
+// address: it is false for every address outside ::/16 (unspecified,
+// loopback, IPv4-mapped and -compatible), fe80::/10 (link-local), ff00::/8
+// (multicast) and the metadata address fd00:ec2::254, for which
+// RefusedAddress returns "" whatever allowLoopback.
+func maybeRefusedIPv6(a [16]byte) bool {
+	switch {
+	case a[0] == 0 && a[1] == 0, a[0] == 0xff, a[0] == 0xfe && a[1]&0xc0 == 0x80:
+		return true
+	}
+	return a == metadataIPv6
+}
+
+var metadataIPv6 = netip.MustParseAddr("fd00:ec2::254").As16()
+
+// parseCanonicalIPv6 parses s if it is an IPv6 address written as
+// netip.Addr.String writes it (RFC 5952): eight groups of one to four
+// lower-case hex digits without leading zeros, separated by colons, with
+// the longest run of two or more zero groups (the first of equal runs)
+// written "::", no zone, and not an IPv4-mapped address (which String
+// writes with a dotted quad). Any other string is left to netip.ParseAddr.
+func parseCanonicalIPv6(s string) (a [16]byte, ok bool) {
+	if len(s) < 2 || len(s) > len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff") {
+		return a, false
+	}
+	var groups [8]uint16
+	n, gap, i := 0, -1, 0 // groups read, where "::" stands (in groups), position in s
+	if s[0] == ':' {
+		if s[1] != ':' {
+			return a, false
+		}
+		gap, i = 0, 2
+	}
+	for i < len(s) {
+		start, v := i, 0
+	hex:
+		for i < len(s) && i-start < 5 {
+			switch c := s[i]; {
+			case c >= '0' && c <= '9':
+				v = v<<4 | int(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | int(c-'a'+10)
+			default:
+				break hex
+			}
+			i++
+		}
+		if digits := i - start; digits == 0 || digits > 4 || (digits > 1 && s[start] == '0') || n == len(groups) {
+			return a, false
+		}
+		groups[n] = uint16(v)
+		n++
+		if i == len(s) {
+			break
+		}
+		if s[i] != ':' || i+1 == len(s) {
+			return a, false
+		}
+		i++
+		if s[i] == ':' {
+			if gap >= 0 {
+				return a, false
+			}
+			gap = n
+			i++
+		}
+	}
+	// Spread the groups around the gap, and check that the gap is where
+	// netip puts it: the first longest run of two or more zero groups.
+	var full [8]uint16
+	run := 0
+	if gap < 0 {
+		if n != len(groups) {
+			return a, false
+		}
+		full = groups
+	} else {
+		run = len(full) - n
+		if run < 2 {
+			return a, false
+		}
+		copy(full[:gap], groups[:gap])
+		copy(full[gap+run:], groups[gap:n])
+	}
+	bestStart, bestLen := -1, 1
+	for j := 0; j < len(full); {
+		if full[j] != 0 {
+			j++
+			continue
+		}
+		k := j
+		for k < len(full) && full[k] == 0 {
+			k++
+		}
+		if k-j > bestLen {
+			bestStart, bestLen = j, k-j
+		}
+		j = k
+	}
+	if (gap < 0 && bestStart >= 0) || (gap >= 0 && (bestStart != gap || bestLen != run)) {
+		return a, false
+	}
+	if full[0]|full[1]|full[2]|full[3]|full[4] == 0 && full[5] == 0xffff {
+		return a, false // IPv4-mapped: String writes ::ffff:a.b.c.d
+	}
+	for j, g := range full {
+		a[2*j], a[2*j+1] = byte(g>>8), byte(g)
+	}
 	return a, true
 }
 

@@ -36,6 +36,24 @@ func smallBenchSlices() []*discoveryv1.EndpointSlice {
 
 func BenchmarkSelectSmall(b *testing.B) { benchSelect(b, smallBenchSlices(), 19) }
 
+// smallBenchSlicesIPv6 is smallBenchSlices in an IPv6-only cluster, the
+// addresses written as the API server returns them (canonical).
+func smallBenchSlicesIPv6() []*discoveryv1.EndpointSlice {
+	out := smallBenchSlices()
+	for _, s := range out {
+		s.AddressType = discoveryv1.AddressTypeIPv6
+		for i := range s.Endpoints {
+			for j, a := range s.Endpoints[i].Addresses {
+				v4 := netip.MustParseAddr(a).As4()
+				s.Endpoints[i].Addresses[j] = fmt.Sprintf("fd00:10:%x:%x::%x", v4[1], v4[2]+1, v4[3])
+			}
+		}
+	}
+	return out
+}
+
+func BenchmarkSelectSmallIPv6(b *testing.B) { benchSelect(b, smallBenchSlicesIPv6(), 19) }
+
 // TestMaybeRefusedIPv4CoversRefusedAddress keeps the IPv4 fast path's
 // pre-check in step with RefusedAddress: every IPv4 address that
 // RefusedAddress refuses (with or without loopback allowed), among the
