@@ -142,6 +142,37 @@ func Address(i, e int) string {
 	return fmt.Sprintf("10.%d.%d.%d", (idx>>16)&255, (idx>>8)&255, idx&255)
 }
 
+// ToIPv6 turns the objects of a generated cluster into those of an
+// IPv6-only one, in place: each slice's addresses become IPv6 addresses
+// (canonical, as the API server returns them, and as unique as the IPv4
+// ones) and each Service's family and cluster IP IPv6. It returns objs.
+func ToIPv6(objs []runtime.Object) []runtime.Object {
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *discoveryv1.EndpointSlice:
+			o.AddressType = discoveryv1.AddressTypeIPv6
+			for i := range o.Endpoints {
+				for j, a := range o.Endpoints[i].Addresses {
+					o.Endpoints[i].Addresses[j] = ipv6(a, "fd00:10")
+				}
+			}
+		case *corev1.Service:
+			o.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol}
+			o.Spec.ClusterIP = ipv6(o.Spec.ClusterIP, "fd00:96")
+		}
+	}
+	return objs
+}
+
+// ipv6 maps the IPv4 address a.b.c.d to prefix:(b+1):(c+1)::(d+1), in hex.
+func ipv6(v4, prefix string) string {
+	var a, b, c, d int
+	if _, err := fmt.Sscanf(v4, "%d.%d.%d.%d", &a, &b, &c, &d); err != nil {
+		panic(fmt.Sprintf("clustergen: %q: %v", v4, err))
+	}
+	return fmt.Sprintf("%s:%x:%x::%x", prefix, b+1, c+1, d+1)
+}
+
 // Write writes the objects as multi-document YAML, as kubectl takes them.
 func Write(w io.Writer, objs []runtime.Object) error {
 	for _, o := range objs {

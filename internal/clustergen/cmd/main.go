@@ -2,6 +2,7 @@
 // tools can be measured on the same cluster as sliceway's benchmarks:
 //
 //	go run ./internal/clustergen/cmd -services 10000 -endpoints 20 > cluster.yaml
+//	go run ./internal/clustergen/cmd -services 10000 -ipv6 > cluster-ipv6.yaml
 package main
 
 import (
@@ -16,9 +17,14 @@ import (
 func main() {
 	services := flag.Int("services", 1000, "number of services (each with one Ingress)")
 	endpoints := flag.Int("endpoints", 20, fmt.Sprintf("endpoints per service (at most %d)", clustergen.MaxEndpoints))
+	ipv6 := flag.Bool("ipv6", false, "an IPv6-only cluster: IPv6 Services and EndpointSlices")
 	flag.Parse()
+	objs := clustergen.Cluster(*services, *endpoints)
+	if *ipv6 {
+		clustergen.ToIPv6(objs)
+	}
 	w := bufio.NewWriter(os.Stdout)
-	if err := clustergen.Write(w, clustergen.Cluster(*services, *endpoints)); err != nil {
+	if err := clustergen.Write(w, objs); err != nil {
 		fmt.Fprintln(os.Stderr, "clustergen:", err)
 		os.Exit(1)
 	}
