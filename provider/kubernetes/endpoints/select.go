@@ -212,7 +212,8 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 	// first. Sorting indices is cheaper than moving candidates, and the
 	// sorted order is also the output order. When every candidate is an
 	// IPv4 address (the common case), dedupPacked sorts integer keys
-	// instead of calling a comparison function.
+	// instead of calling a comparison function; when every one is an IPv6
+	// address, dedupPacked6 sorts keys of three words.
 	var orderBuf [smallCands]int32
 	order := orderBuf[:0]
 	if len(cands) > smallCands {
