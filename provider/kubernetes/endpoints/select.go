@@ -315,6 +315,12 @@ const (
 	packedSameShift = packedIndexBits + packedClassBits // key >> packedSameShift is address and port
 )
 
+// packedTail is what the packed sort keys hold after the address: the
+// port, the class inverted and the index i of candidate c.
+func packedTail(c *candidate, i int) uint64 {
+	return uint64(uint16(c.port))<<packedSameShift | uint64(classReady-c.class)<<packedIndexBits | uint64(i)
+}
+
 // allIPv4 says whether every candidate has an IPv4 address (the common case).
 func allIPv4(cands []candidate) bool {
 	for i := range cands {
@@ -339,10 +345,7 @@ func dedupPacked(cands []candidate, order []int32) []int32 {
 	for i := range cands {
 		c := &cands[i]
 		a4 := c.ip.As4()
-		key := uint64(binary.BigEndian.Uint32(a4[:]))<<32 |
-			uint64(uint16(c.port))<<packedSameShift |
-			uint64(classReady-c.class)<<packedIndexBits |
-			uint64(i)
+		key := uint64(binary.BigEndian.Uint32(a4[:]))<<32 | packedTail(c, i)
 		keys = append(keys, key)
 	}
 	slices.Sort(keys)
@@ -366,7 +369,7 @@ func allIPv6(cands []candidate) bool {
 }
 
 // key6 is the sort key of dedupPacked6: the address in two halves, then
-// what dedupPacked packs after its address.
+// packedTail.
 type key6 struct{ hi, lo, rest uint64 }
 
 func compareKey6(a, b key6) int {
@@ -392,11 +395,9 @@ func dedupPacked6(cands []candidate, order []int32) []int32 {
 		c := &cands[i]
 		a := c.ip.As16()
 		keys = append(keys, key6{
-			hi: binary.BigEndian.Uint64(a[:8]),
-			lo: binary.BigEndian.Uint64(a[8:]),
-			rest: uint64(uint16(c.port))<<packedSameShift |
-				uint64(classReady-c.class)<<packedIndexBits |
-				uint64(i),
+			hi:   binary.BigEndian.Uint64(a[:8]),
+			lo:   binary.BigEndian.Uint64(a[8:]),
+			rest: packedTail(c, i),
 		})
 	}
 	slices.SortFunc(keys, compareKey6)
