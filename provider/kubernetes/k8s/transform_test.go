@@ -89,6 +89,15 @@ func TestTransformTrimsMetadataOfEveryKind(t *testing.T) {
 	}
 }
 
+// TestTransformKeepsTheAnnotationsTranslationReads: the annotations the
+// transform keeps are named by the same constants that translation reads
+// them by.
+func TestTransformKeepsTheAnnotationsTranslationReads(t *testing.T) {
+	assert.Equal(t, ingress.AnnotationPrefix, k8s.TraefikAnnotationPrefix)
+	assert.Equal(t, ingress.AnnotationIngressClass, k8s.IngressClassAnnotation)
+	assert.Equal(t, ingress.AnnotationDefaultClass, k8s.DefaultClassAnnotation)
+}
+
 func TestTransformKeepsWhatTranslationReads(t *testing.T) {
 	t.Run("EndpointSlice", func(t *testing.T) {
 		s := &discoveryv1.EndpointSlice{
