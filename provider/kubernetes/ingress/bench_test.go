@@ -224,13 +224,19 @@ func BenchmarkRenderAfterSliceChangeWithProblems(b *testing.B) {
 }
 
 func benchSliceChange(b *testing.B, cs kubernetes.Interface) {
+	benchSliceChangeOf(b, cs, func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
+}
+
+// benchSliceChangeOf is benchSliceChange on the slice pick chooses, given
+// the first configuration.
+func benchSliceChangeOf(b *testing.B, cs kubernetes.Interface, pick func(*Result) *discoveryv1.EndpointSlice) {
 	var events atomic.Int64
 	changes := &Changes{}
 	client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
 	ctx := context.Background()
 	r := NewRenderer(benchOptions())
 	prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
-	target := benchSlice(b, cs, prev)
+	target := pick(prev)
 	slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -253,6 +259,33 @@ func benchSliceChange(b *testing.B, cs kubernetes.Interface) {
 	if st := r.Stats(); st.Full != 1 {
 		b.Fatalf("%d full renders, want only the first: %+v", st.Full, st)
 	}
+}
+
+// BenchmarkRenderAfterSharedSliceChange is BenchmarkRenderAfterSliceChange
+// for a Service that many Ingresses share: the cluster has one Ingress in
+// ten more (each with a host of its own), all sending to the first
+// Service, and one of that Service's slices changes. Its load balancer is
+// built once, and every Ingress that uses it is translated again.
+func BenchmarkRenderAfterSharedSliceChange(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster")
+		}
+		cs := benchClientset(b, services)
+		for i := range services / 10 {
+			ing := clustergen.Service(services+i, 1)[1].(*netv1.Ingress)
+			ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = clustergen.Name(0)
+			if err := cs.(*fake.Clientset).Tracker().Add(ing); err != nil {
+				b.Fatal(err)
+			}
+		}
+		target, err := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace).Get(context.Background(), clustergen.Name(0)+"-0", metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSliceChangeOf(b, cs, func(*Result) *discoveryv1.EndpointSlice { return target })
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(services/10+1)/1e3, "us/user")
+	})
 }
 
 // benchSlice picks the EndpointSlice the change benchmarks update: the
