@@ -537,22 +537,34 @@ func samePointers[T any](a, b []*T) bool {
 }
 
 // addUser records that p uses key; a part uses a key once.
+// addUser adds p to the users of key. A part is recorded once, all its
+// keys in a row (record), so that p is already among the users of key only
+// when it was the last added: a Service shared by thousands of Ingresses
+// costs no search of its users.
 func addUser(users map[string][]*ingressPart, key string, p *ingressPart) {
 	list := users[key]
 	if n := len(list); n > 0 && list[n-1] == p {
-		return
+		return // another port of the same Service
 	}
-	if !slices.Contains(list, p) {
-		users[key] = append(list, p)
-	}
+	users[key] = append(list, p)
 }
 
-func removeUser(users map[string][]*ingressPart, key string, p *ingressPart) {
+// removeUsers takes the parts in gone (a set of them) out of the users of
+// key. A few are found one by one; more are filtered out in one pass, so
+// that taking all the users of a shared Service out is linear, not
+// quadratic.
+func removeUsers(users map[string][]*ingressPart, key string, count int, gone map[*ingressPart]struct{}, parts []*ingressPart) {
 	list := users[key]
-	if i := slices.Index(list, p); i >= 0 {
-		list[i] = list[len(list)-1]
-		list[len(list)-1] = nil
-		list = list[:len(list)-1]
+	if count <= 4 {
+		for _, p := range parts {
+			if i := slices.Index(list, p); i >= 0 {
+				list[i] = list[len(list)-1]
+				list[len(list)-1] = nil
+				list = list[:len(list)-1]
+			}
+		}
+	} else {
+		list = slices.DeleteFunc(list, func(p *ingressPart) bool { _, ok := gone[p]; return ok })
 	}
 	if len(list) == 0 {
 		delete(users, key)
@@ -561,11 +573,26 @@ func removeUser(users map[string][]*ingressPart, key string, p *ingressPart) {
 	}
 }
 
-// addPart records a part, at its place in e.served, and what it depends on.
-func (e *engine) addPart(p *ingressPart) {
-	i, _ := slices.BinarySearchFunc(e.served, p, compareParts)
-	e.served = slices.Insert(e.served, i, p)
-	e.record(p)
+// addParts records parts, at their places in e.served, and what they
+// depend on. Each part's place is found by binary search in the list as it
+// was; then the list is opened once, from the back: adding k parts to n
+// costs k binary searches and one pass, not k passes.
+func (e *engine) addParts(news []*ingressPart) {
+	sorted := slices.SortedFunc(slices.Values(news), compareParts)
+	pos := make([]int, len(sorted))
+	for j, p := range sorted {
+		pos[j], _ = slices.BinarySearchFunc(e.served, p, compareParts)
+	}
+	end := len(e.served) // the parts before end have not moved yet
+	e.served = slices.Grow(e.served, len(sorted))[:end+len(sorted)]
+	for j := len(sorted) - 1; j >= 0; j-- {
+		copy(e.served[pos[j]+j+1:end+j+1], e.served[pos[j]:end])
+		e.served[pos[j]+j] = sorted[j]
+		end = pos[j]
+	}
+	for _, p := range news {
+		e.record(p)
+	}
 }
 
 // record records a part in e.parts and what it depends on.
@@ -596,34 +623,70 @@ func (e *engine) record(p *ingressPart) {
 	}
 }
 
-// removePart forgets a part and what it depended on.
-func (e *engine) removePart(p *ingressPart) {
-	delete(e.parts, p.key)
-	if i, found := slices.BinarySearchFunc(e.served, p, compareParts); found && e.served[i] == p {
-		e.served = slices.Delete(e.served, i, i+1)
+// removeParts forgets parts (recorded ones, each once) and what they
+// depended on. Like addParts, it costs one pass over e.served and over
+// the users of each key, however many parts go.
+func (e *engine) removeParts(olds []*ingressPart) {
+	if len(olds) == 0 {
+		return
 	}
-	for _, en := range p.entries {
-		en.users--
-		if en.users == 0 {
-			if en.nodes {
-				e.nodeEntries--
-			}
-			if len(en.errs) > 0 {
-				delete(e.errEntries, en)
-				e.errsDirty = true
-			}
-			e.zeroed = append(e.zeroed, en)
+	at := make([]int, 0, len(olds))
+	for _, p := range olds {
+		if i, found := slices.BinarySearchFunc(e.served, p, compareParts); found && e.served[i] == p {
+			at = append(at, i)
 		}
-		removeUser(e.svcUsers, en.svcKey, p)
 	}
-	for _, s := range p.secrets {
-		removeUser(e.secUsers, s, p)
+	slices.Sort(at)
+	if len(at) > 0 {
+		w := at[0]
+		for r, next := at[0], 0; r < len(e.served); r++ {
+			if next < len(at) && r == at[next] {
+				next++
+				continue
+			}
+			e.served[w] = e.served[r]
+			w++
+		}
+		clear(e.served[w:])
+		e.served = e.served[:w]
 	}
-	if len(p.errs) > 0 {
-		delete(e.errParts, p)
-		e.errsDirty = true
+
+	gone := make(map[*ingressPart]struct{}, len(olds))
+	svcKeys, secKeys := map[string][]*ingressPart{}, map[string][]*ingressPart{}
+	for _, p := range olds {
+		gone[p] = struct{}{}
+		delete(e.parts, p.key)
+		for _, en := range p.entries {
+			en.users--
+			if en.users == 0 {
+				if en.nodes {
+					e.nodeEntries--
+				}
+				if len(en.errs) > 0 {
+					delete(e.errEntries, en)
+					e.errsDirty = true
+				}
+				e.zeroed = append(e.zeroed, en)
+			}
+			if list := svcKeys[en.svcKey]; len(list) == 0 || list[len(list)-1] != p {
+				svcKeys[en.svcKey] = append(list, p)
+			}
+		}
+		for _, s := range p.secrets {
+			secKeys[s] = append(secKeys[s], p)
+		}
+		if len(p.errs) > 0 {
+			delete(e.errParts, p)
+			e.errsDirty = true
+		}
+		delete(e.dbParts, p)
 	}
-	delete(e.dbParts, p)
+	for key, parts := range svcKeys {
+		removeUsers(e.svcUsers, key, len(parts), gone, parts)
+	}
+	for key, parts := range secKeys {
+		removeUsers(e.secUsers, key, len(parts), gone, parts)
+	}
 }
 
 // sweep drops the entries nobody uses any more.
@@ -769,11 +832,11 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	was := map[string]*netv1.Ingress{}
 	for _, key := range keys {
 		if old := e.parts[key]; old != nil {
-			e.removePart(old)
 			olds = append(olds, old)
 			was[key] = old.ing
 		}
 	}
+	e.removeParts(olds)
 	for _, key := range keys {
 		ns, name, _ := strings.Cut(key, "/")
 		ing := getter.Ingress(ns, name)
@@ -782,12 +845,12 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		}
 		p := e.translateIngress(ing)
 		e.stats.Parts++
-		e.addPart(p)
 		news = append(news, p)
 		if was[key] != ing {
 			e.ingresses = nil // a new or changed Ingress
 		}
 	}
+	e.addParts(news)
 	if len(olds) != len(news) {
 		e.ingresses = nil // an Ingress is gone
 	}
