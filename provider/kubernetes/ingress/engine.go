@@ -283,7 +283,8 @@ type ingressPart struct {
 	defaultBackend *defaultCandidate
 	certs          []certUse
 	entries        []*serviceEntry
-	secrets        []string // namespace/name
+	secrets        []string                   // namespace/name
+	entrySet       map[*serviceEntry]struct{} // the entries, while a part with many is translated
 	// Most Ingresses have one path: room for it without more allocations.
 	routerBuf [1]*pendingRouter
 	entryBuf  [1]*serviceEntry
@@ -293,10 +294,28 @@ func (p *ingressPart) errorf(field string, sev Severity, err error) {
 	p.errs = append(p.errs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: field, Severity: sev, Err: err})
 }
 
+// use records that the part uses en. An Ingress with many paths to many
+// Services gets a set for the lookup (during its translation only), so
+// that its translation stays linear in its paths.
 func (p *ingressPart) use(en *serviceEntry) {
-	if !slices.Contains(p.entries, en) {
-		p.entries = append(p.entries, en)
+	switch n := len(p.entries); {
+	case n > 0 && p.entries[n-1] == en:
+		return
+	case p.entrySet != nil:
+		if _, ok := p.entrySet[en]; ok {
+			return
+		}
+		p.entrySet[en] = struct{}{}
+	case slices.Contains(p.entries, en):
+		return
+	case n >= 16:
+		p.entrySet = make(map[*serviceEntry]struct{}, 2*n)
+		for _, e := range p.entries {
+			p.entrySet[e] = struct{}{}
+		}
+		p.entrySet[en] = struct{}{}
 	}
+	p.entries = append(p.entries, en)
 }
 
 // compareParts orders Ingresses oldest first, so that a newer Ingress

@@ -241,6 +241,7 @@ func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
 			p.routers = append(p.routers, &pr.pendingRouter)
 		}
 	}
+	p.entrySet = nil
 	return p
 }
 
