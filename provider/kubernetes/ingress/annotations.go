@@ -94,11 +94,14 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	if err := checkControlCharacters(labels, origin); err != nil {
 		return err
 	}
+	if err := checkNames(labels, origin); err != nil {
+		return err
+	}
 	if err := checkSwitches(labels, origin); err != nil {
 		return err
 	}
 	filter := parser.DefaultRootName + "." + group + "."
-	err := parser.Decode(labels, element, parser.DefaultRootName, filter)
+	err := decode(labels, element, filter)
 	if err == nil {
 		return nil
 	}
@@ -108,7 +111,7 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	}
 	slices.Sort(keys)
 	for _, label := range keys {
-		if oneErr := parser.Decode(map[string]string{label: labels[label]}, fresh(), parser.DefaultRootName, filter); oneErr != nil {
+		if oneErr := decode(map[string]string{label: labels[label]}, fresh(), filter); oneErr != nil {
 			return &annotationError{Annotation: origin[label], Err: oneErr}
 		}
 	}
@@ -117,6 +120,33 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 		names = append(names, origin[label])
 	}
 	return &annotationError{Annotation: strings.Join(names, ", "), Err: err}
+}
+
+// decode is parser.Decode, with a panic of the parser turned into an
+// error: the annotations are anyone's input, and one Ingress's must never
+// stop the render of the others.
+func decode(labels map[string]string, element any, filter string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the annotation cannot be parsed (%v)", p)
+		}
+	}()
+	return parser.Decode(labels, element, parser.DefaultRootName, filter)
+}
+
+// checkNames refuses an annotation name with an element that ends in "]"
+// without opening an index with "[" after a field name ("sticky]",
+// "[0]"): the parser fails on some of them and panics on others.
+func checkNames(labels, origin map[string]string) error {
+	for _, label := range slices.Sorted(maps.Keys(labels)) {
+		for elem := range strings.SplitSeq(label, ".") {
+			if strings.HasSuffix(elem, "]") && strings.IndexByte(elem, '[') < 1 {
+				return &annotationError{Annotation: origin[label],
+					Err: fmt.Errorf("%q is neither a field name nor a field name with an index in brackets", elem)}
+			}
+		}
+	}
+	return nil
 }
 
 // checkControlCharacters refuses values holding control characters (NUL,

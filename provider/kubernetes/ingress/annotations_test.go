@@ -341,6 +341,9 @@ func TestParseServiceAnnotationsErrors(t *testing.T) {
 		{desc: "invalid samesite", annotations: oneAnn("service.sticky.cookie.samesite", "sometimes"), wantAnnotation: ann("service.sticky.cookie.samesite"), wantInMessage: `"sometimes"`},
 		{desc: "unknown field", annotations: oneAnn("service.loadbalancer", "x"), wantAnnotation: ann("service.loadbalancer")},
 		{desc: "unknown cookie field", annotations: oneAnn("service.sticky.cookie.colour", "blue"), wantAnnotation: ann("service.sticky.cookie.colour")},
+		// The parser panicked on an element closing an index it never opened.
+		{desc: "unopened index", annotations: oneAnn("service.stick].cookie", "true"), wantAnnotation: ann("service.stick].cookie"), wantInMessage: `"stick]"`},
+		{desc: "index without a field", annotations: oneAnn("service.sticky.[0]", "x"), wantAnnotation: ann("service.sticky.[0]"), wantInMessage: `"[0]"`},
 		{
 			desc: "the bad annotation is named among good ones",
 			annotations: map[string]string{
