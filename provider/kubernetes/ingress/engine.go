@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -262,6 +263,10 @@ type RenderStats struct {
 	Reassembled int
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
+	// Refreshed is how many load balancers incremental renders rebuilt
+	// after a change of their EndpointSlices alone without translating
+	// the Ingresses that use them again (nothing those read had changed).
+	Refreshed int
 	// Recovered counts incremental renders that panicked (a bug) and were
 	// done in full instead; LastRecovered is the last panic's value.
 	Recovered     int
@@ -795,7 +800,12 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	e.stats.Incremental++
 	dirty := map[string]struct{}{}
 	e.stale = map[string]*serviceEntry{}
+	var swaps []lbSwap
 	for svc := range set.services {
+		if sw, ok := e.refresh(svc); ok {
+			swaps = append(swaps, sw...)
+			continue
+		}
 		for _, p := range e.svcUsers[svc] {
 			dirty[p.key] = struct{}{}
 			for _, en := range p.entries {
@@ -840,7 +850,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 			}
 		}
 	}
-	if len(dirty) == 0 {
+	if len(dirty) == 0 && len(swaps) == 0 {
 		// Nothing to translate; the warnings about this proxy's Node may
 		// still have changed.
 		e.stale = nil
@@ -875,7 +885,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	}
 	e.sweep()
 	prev := e.conf
-	if !e.assembleChanges(olds, news) {
+	if !e.assembleChanges(olds, news, swaps) {
 		e.stats.Reassembled++
 		e.assembleAll(e.served)
 		return e.result(), !sameConfiguration(prev, e.conf)
@@ -885,6 +895,103 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		return e.result(), false
 	}
 	return e.result(), true
+}
+
+// lbSwap is a load balancer of the configuration that refresh replaced.
+type lbSwap struct {
+	name     string // the service's name in the configuration
+	old, new *dynamic.Service
+}
+
+// refresh rebuilds the load balancers of the Service svcKey (namespace/name)
+// after a change of its EndpointSlices, without translating the Ingresses
+// that use them again, when nothing those Ingresses read has changed: the
+// Service is the same object, and every load balancer of it in use was
+// built before and is built now, with servers both times unless
+// allowEmptyServices is on. A part reads of a load balancer only whether
+// it exists (and, without that option, has servers), so its routers stay
+// as they are: the parts take the new entries and load balancers in place,
+// and the swaps say which services of the configuration change. A slice
+// change of a Service that a thousand Ingresses share then costs one
+// load balancer and a pass over its users, not a thousand translations.
+// When a user must be translated again, refresh changes nothing and says
+// false.
+func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
+	users := e.svcUsers[svcKey]
+	var olds []*serviceEntry
+	for _, p := range users {
+		for _, en := range p.entries {
+			if en.svcKey != svcKey || slices.Contains(olds, en) {
+				continue
+			}
+			if e.entries[en.id] != en || en.nodes || en.err != nil ||
+				(!e.opts.AllowEmptyServices && len(en.service.LoadBalancer.Servers) == 0) {
+				return nil, false
+			}
+			olds = append(olds, en)
+		}
+	}
+	nus := make([]*serviceEntry, len(olds))
+	namespace, name, _ := strings.Cut(svcKey, "/")
+	for i, old := range olds {
+		sb := netv1.IngressServiceBackend{Name: name}
+		port := old.id[len(svcKey)+1:]
+		if num, ok := strings.CutPrefix(port, "#"); ok {
+			n, err := strconv.ParseInt(num, 10, 32)
+			if err != nil {
+				return nil, false // not an id entry() makes
+			}
+			sb.Port.Number, port = int32(n), num
+		} else {
+			sb.Port.Name = port
+		}
+		// newEntry keeps the old load balancer's pointer when the new one
+		// equals it.
+		e.stale[old.id] = old
+		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
+		delete(e.stale, old.id)
+		if nu.svc != old.svc || nu.nodes || nu.err != nil ||
+			(!e.opts.AllowEmptyServices && len(nu.service.LoadBalancer.Servers) == 0) {
+			return nil, false
+		}
+		nus[i] = nu
+	}
+	var swaps []lbSwap
+	for i, old := range olds {
+		nu := nus[i]
+		nu.users = old.users
+		e.entries[old.id] = nu
+		e.stats.Refreshed++
+		if len(old.errs) > 0 {
+			delete(e.errEntries, old)
+			e.errsDirty = true
+		}
+		if len(nu.errs) > 0 {
+			e.errEntries[nu] = struct{}{}
+			e.errsDirty = true
+		}
+		if nu.service != old.service {
+			swaps = append(swaps, lbSwap{name: nu.name, old: old.service, new: nu.service})
+		}
+	}
+	for _, p := range users {
+		for j, en := range p.entries {
+			if k := slices.Index(olds, en); k >= 0 {
+				p.entries[j] = nus[k]
+			}
+		}
+		for _, sw := range swaps {
+			for _, pr := range p.routers {
+				if pr.service == sw.old {
+					pr.service = sw.new
+				}
+			}
+			if c := p.defaultBackend; c != nil && c.service == sw.old {
+				c.service = sw.new
+			}
+		}
+	}
+	return swaps, true
 }
 
 // result gathers the Result of the current state.
@@ -1318,7 +1425,7 @@ func (e *engine) certList() *dynamic.TLSConfiguration {
 // configuration when anything the proxy reads changed. It returns false
 // when the outcome would depend on the order names are given in, and the
 // caller assembles in full.
-func (e *engine) assembleChanges(olds, news []*ingressPart) bool {
+func (e *engine) assembleChanges(olds, news []*ingressPart, swaps []lbSwap) bool {
 	if e.irregular {
 		return false
 	}
@@ -1341,6 +1448,18 @@ func (e *engine) assembleChanges(olds, news []*ingressPart) bool {
 	out := &output{
 		routers: prev.HTTP.Routers, services: prev.HTTP.Services, incremental: true,
 		newRouters: map[string]*dynamic.Router{}, newServices: map[string]*dynamic.Service{},
+	}
+	// Load balancers refreshed in place: the routers that send to them
+	// stay as they are.
+	for _, sw := range swaps {
+		if ref, ok := e.svcRefs[sw.name]; ok && ref.service == sw.old {
+			ref.service = sw.new
+			e.svcRefs[sw.name] = ref
+			out.setService(sw.name, sw.new)
+		}
+		if out.service(DefaultBackendName) == sw.old {
+			out.setService(DefaultBackendName, sw.new)
+		}
 	}
 	keys := slices.Sorted(maps.Keys(touched))
 	for _, key := range keys {

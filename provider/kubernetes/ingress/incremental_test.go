@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -397,6 +398,7 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 		c.wait()
 		checkIndex(t, client)
 		got, changed := r.Render(client.Snapshot(), changes)
+		checkParts(t, r, what)
 		// The reference is a parallel full render; r's are on one goroutine.
 		want := parallelRender(t, client.Snapshot(), opts)
 		if !equalResults(t, want, got) {
@@ -410,6 +412,37 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	st := r.Stats()
 	t.Logf("renders: %+v", st)
 	require.Greater(t, st.Incremental, 250, "most renders should be incremental")
+}
+
+// checkParts checks what the next renders build on, beyond their output:
+// every part holds the entries in use now (none a render replaced), each
+// entry counts its users, and every router and default-backend candidate
+// of a part sends to the load balancer of one of the part's entries. A
+// part left holding an old load balancer would put it back into the
+// configuration at the next assembly that meets the part's routers.
+func checkParts(t *testing.T, r *Renderer, what string) {
+	t.Helper()
+	e := r.e
+	users := map[*serviceEntry]int{}
+	for _, p := range e.served {
+		require.Same(t, p, e.parts[p.key], "after %s: the served part of %s", what, p.key)
+		for _, en := range p.entries {
+			require.Same(t, en, e.entries[en.id], "after %s: %s uses an entry of %s that was replaced", what, p.key, en.id)
+			users[en]++
+		}
+		hasService := func(svc *dynamic.Service) bool {
+			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.service == svc })
+		}
+		for _, pr := range p.routers {
+			require.True(t, hasService(pr.service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.key, pr.router.Rule)
+		}
+		if c := p.defaultBackend; c != nil && c.service != nil {
+			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
+		}
+	}
+	for id, en := range e.entries {
+		require.Equal(t, users[en], en.users, "after %s: the users of %s", what, id)
+	}
 }
 
 func equalResults(t *testing.T, want, got *Result) bool {
@@ -588,4 +621,82 @@ func TestIncrementalNameCollisions(t *testing.T) {
 	slice = clustergen.Slice(1, 0, 0, 3)
 	check("endpoints again", withErr(cs.DiscoveryV1().EndpointSlices(churnNS).Update(ctx, slice, metav1.UpdateOptions{})))
 	require.Equal(t, reassembled, r.Stats().Reassembled, "incremental again once the names are regular")
+}
+
+// TestSliceChangeOfSharedServiceRefreshesInPlace checks the shortcut for a
+// Service that many Ingresses share: a change of its EndpointSlices that
+// leaves its load balancers with servers rebuilds them without translating
+// an Ingress again and leaves the routers untouched; a change that empties
+// them translates every user again (their paths now fail). Both are
+// checked against a full render.
+func TestSliceChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
+	const services, extra = 3, 20
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(services, 6) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	shared := clustergen.Name(0)
+	for i := range extra {
+		ing := clustergen.Service(services+i, 1)[1].(*netv1.Ingress)
+		b := &ing.Spec.Rules[0].HTTP.Paths[0].Backend
+		b.Service.Name = shared
+		switch i {
+		case 0: // by port number: another load balancer of the same Service
+			b.Service.Port = netv1.ServiceBackendPort{Number: 80}
+		case 1:
+			ing.Spec.DefaultBackend = &netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: shared, Port: netv1.ServiceBackendPort{Name: "http"}}}
+		}
+		require.NoError(t, cs.Tracker().Add(ing))
+	}
+	var events atomic.Int64
+	changes := &Changes{}
+	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
+	opts := benchOptions()
+	r := NewRenderer(opts)
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c.want = events.Load()
+	prev, _ := r.Render(client.Snapshot(), changes)
+	require.Contains(t, prev.Configuration.HTTP.Services, DefaultBackendName)
+
+	render := func(what string) *Result {
+		t.Helper()
+		c.wait()
+		got, changed := r.Render(client.Snapshot(), changes)
+		checkParts(t, r, what)
+		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), opts), got), "after %s", what)
+		require.True(t, changed, "after %s", what)
+		return got
+	}
+	sliceAPI := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
+
+	// An endpoint of the shared Service moves: two load balancers (port
+	// name and number) and the default backend's get the new server.
+	before := r.Stats()
+	s, err := sliceAPI.Get(ctx, shared+"-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	s.Endpoints[0].Addresses = []string{"192.0.2.10"}
+	_, err = sliceAPI.Update(ctx, s, metav1.UpdateOptions{})
+	c.did(err)
+	got := render("an endpoint moved")
+	require.Equal(t, before.Parts, r.Stats().Parts, "no Ingress should have been translated again")
+	require.Equal(t, before.Refreshed+2, r.Stats().Refreshed, "both load balancers of the Service refreshed")
+	require.Equal(t, reflect.ValueOf(prev.Configuration.HTTP.Routers).Pointer(), reflect.ValueOf(got.Configuration.HTTP.Routers).Pointer(),
+		"the routers are the previous render's")
+	require.Same(t, got.Configuration.HTTP.Services[serviceKey(clustergen.Namespace, shared, "http")], got.Configuration.HTTP.Services[DefaultBackendName])
+	require.Contains(t, got.Configuration.HTTP.Services[DefaultBackendName].LoadBalancer.Servers, dynamic.Server{URL: "http://192.0.2.10:8080"})
+
+	// Every slice of the shared Service goes: no servers, so every user is
+	// translated again, and their paths fail.
+	before = r.Stats()
+	list, err := sliceAPI.List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + shared})
+	require.NoError(t, err)
+	require.NotEmpty(t, list.Items)
+	for _, s := range list.Items {
+		c.did(sliceAPI.Delete(ctx, s.Name, metav1.DeleteOptions{}))
+	}
+	got = render("the slices were deleted")
+	require.Equal(t, before.Refreshed, r.Stats().Refreshed)
+	require.Equal(t, before.Parts+1+extra, r.Stats().Parts, "every user translated again")
+	require.NotContains(t, got.Configuration.HTTP.Services, DefaultBackendName)
+	require.NotEmpty(t, got.Errors)
 }
