@@ -7,7 +7,6 @@ import (
 	"maps"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -453,8 +452,8 @@ const parallelMin = 256
 // order. With a snapshot that may be read concurrently, enough Ingresses
 // and more than one CPU, goroutines share the work, taking blocks of
 // Ingresses in turn; the result is the same as one goroutine's, since an
-// Ingress's part depends only on the objects it names. A panic in a
-// goroutine is raised again in the caller's, with that goroutine's stack.
+// Ingress's part depends only on the objects it names. A panic while
+// translating an Ingress costs that Ingress only (translateIngress).
 func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	parts := make([]*ingressPart, len(ings))
 	workers := e.workers(len(ings))
@@ -473,31 +472,21 @@ func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 	e.shards, e.seed = shards[:], maphash.MakeSeed()
 	e.parallelRenders++
 	var next atomic.Int64
-	var failure atomic.Value
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			defer func() {
-				if p := recover(); p != nil {
-					failure.CompareAndSwap(nil, fmt.Sprintf("%v\n\n[translating Ingresses on another goroutine]\n%s", p, debug.Stack()))
-				}
-			}()
 			for {
 				start := int(next.Add(block)) - block
-				if start >= len(ings) || failure.Load() != nil {
+				if start >= len(ings) {
 					return
 				}
 				for i := start; i < min(start+block, len(ings)); i++ {
-					parts[i] = e.translateIngress(ings[i])
+					parts[i] = e.translateIngress(ings[i]) // which recovers a panic
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if p := failure.Load(); p != nil {
-		e.shards = nil
-		panic(p)
-	}
 	return parts
 }
 

@@ -1,13 +1,18 @@
 package ingress
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -104,31 +109,44 @@ func (s panickySnapshot) Service(namespace, name string) *corev1.Service {
 	return s.Snapshot.Service(namespace, name)
 }
 
-// TestParallelFullRenderPanic checks that a panic on a translating
-// goroutine reaches the caller, with what it was and where.
-func TestParallelFullRenderPanic(t *testing.T) {
+// TestTranslationPanicSkipsTheIngress checks that a panic while
+// translating one Ingress (a bug) costs that Ingress only, on one
+// goroutine or several: it is skipped with an error that says what
+// happened and keeps where, and the others are served.
+func TestTranslationPanicSkipsTheIngress(t *testing.T) {
 	atLeastTwoCPUs(t)
 	cs := fake.NewClientset()
 	for _, o := range clustergen.Cluster(300, 2) {
 		require.NoError(t, cs.Tracker().Add(o))
 	}
 	client, _ := startClient(t, cs, ClientOptions{})
-	r := NewRenderer(benchOptions())
-	r.e.parallelMin = 1
-	var got any
-	func() {
-		defer func() { got = recover() }()
-		r.Render(panickySnapshot{Snapshot: client.Snapshot(), panicOn: clustergen.Name(150)}, nil)
-	}()
-	msg, _ := got.(string)
-	require.Contains(t, msg, "lookup of "+clustergen.Name(150)+" failed")
-	require.Contains(t, msg, "[translating Ingresses on another goroutine]")
-	require.Contains(t, msg, "translateIngress", "the goroutine's stack")
-	require.Equal(t, 1, r.e.parallelRenders)
+	broken := clustergen.Name(150)
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("parallel=%t", parallel), func(t *testing.T) {
+			r := NewRenderer(benchOptions())
+			if parallel {
+				r.e.parallelMin = 1
+			}
+			res, _ := r.Render(panickySnapshot{Snapshot: client.Snapshot(), panicOn: broken}, nil)
+			if parallel {
+				require.Equal(t, 1, r.e.parallelRenders)
+			}
+			require.Len(t, res.Configuration.HTTP.Routers, 299, "every Ingress but the broken one")
+			require.NotContains(t, res.Configuration.HTTP.Routers, routerKey(clustergen.Namespace, broken, broken+".bench.example", "/"))
+			require.Len(t, res.Errors, 1)
+			oe := res.Errors[0]
+			require.Equal(t, "Ingress "+clustergen.Namespace+"/"+broken+": translation failed: lookup of "+broken+" failed (a bug in sliceway; the Ingress is skipped)", oe.Error())
+			var tp *TranslationPanic
+			require.ErrorAs(t, oe, &tp)
+			require.Contains(t, string(tp.Stack), "translateInto", "where it happened")
 
-	// The renderer renders again after it.
-	res, _ := r.Render(client.Snapshot(), nil)
-	require.Len(t, res.Configuration.HTTP.Routers, 300)
+			// Once the lookup works, the Ingress is served again (its
+			// part kept no routers, and is translated when it changes).
+			res, _ = r.Render(client.Snapshot(), nil)
+			require.Len(t, res.Configuration.HTTP.Routers, 300)
+			require.Empty(t, res.Errors)
+		})
+	}
 }
 
 // TestSortHalves checks the two-goroutine sort of a full render's
@@ -146,4 +164,22 @@ func TestSortHalves(t *testing.T) {
 		slices.Sort(want)
 		require.Equal(t, want, got, "n=%d", n)
 	}
+}
+
+// TestLogObjectErrorWithStack checks that the log line of a translation
+// panic carries its stack, and that other problems carry none.
+func TestLogObjectErrorWithStack(t *testing.T) {
+	var buf bytes.Buffer
+	log := zerolog.New(&buf)
+	LogObjectError(log, &ObjectError{Kind: "Ingress", Namespace: "ns", Name: "web", Severity: SeverityError,
+		Err: &TranslationPanic{Value: "index out of range", Stack: []byte("goroutine 7 [running]:\nmain.f()")}})
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line))
+	require.Equal(t, "goroutine 7 [running]:\nmain.f()", line["stack"])
+	require.Equal(t, "web", line["ingress"])
+	require.Equal(t, "Ingress ns/web: translation failed: index out of range (a bug in sliceway; the Ingress is skipped)", line["message"])
+
+	buf.Reset()
+	LogObjectError(log, &ObjectError{Kind: "Service", Namespace: "ns", Name: "web", Severity: SeverityWarning, Err: errors.New("x")})
+	require.NotContains(t, buf.String(), "stack")
 }

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -282,6 +283,10 @@ func LogObjectError(log zerolog.Logger, e *ObjectError) {
 	ev = ev.Str(lowerKind(e.Kind), e.Name).Str("namespace", e.Namespace)
 	if e.Field != "" {
 		ev = ev.Str("field", e.Field)
+	}
+	var tp *TranslationPanic
+	if errors.As(e.Err, &tp) {
+		ev = ev.Str("stack", string(tp.Stack))
 	}
 	ev.Msg(e.Error())
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,10 +188,42 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // depends on the Ingress, the Services and EndpointSlices it names (through
 // the service entries) and its Secrets, and on nothing another Ingress says:
 // conflicts between Ingresses are settled when the parts are assembled.
-func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
-	p := &ingressPart{key: ing.Namespace + "/" + ing.Name, nsLen: len(ing.Namespace), ing: ing,
+//
+// A panic while translating (a bug, as a malformed annotation once caused
+// in the parser) skips this Ingress with a *TranslationPanic error instead
+// of stopping the render: the other Ingresses are served. The part keeps
+// the Service ports and Secrets it had looked up, so that a change of
+// those translates it again.
+func (e *engine) translateIngress(ing *netv1.Ingress) (p *ingressPart) {
+	p = &ingressPart{key: ing.Namespace + "/" + ing.Name, nsLen: len(ing.Namespace), ing: ing,
 		createdSec: ing.CreationTimestamp.Unix(), createdNsec: ing.CreationTimestamp.Nanosecond()}
 	p.routers, p.entries = p.routerBuf[:0], p.entryBuf[:0]
+	defer func() {
+		if v := recover(); v != nil {
+			p.routers, p.defaultBackend, p.certs, p.entrySet = nil, nil, nil, nil
+			p.errs = nil
+			p.errorf("", SeverityError, &TranslationPanic{Value: v, Stack: debug.Stack()})
+		}
+	}()
+	e.translateInto(p)
+	return p
+}
+
+// TranslationPanic is the error of an Ingress whose translation panicked:
+// a bug in sliceway. The Ingress is skipped; the others are served. Stack
+// is where it happened, for the report.
+type TranslationPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (tp *TranslationPanic) Error() string {
+	return fmt.Sprintf("translation failed: %v (a bug in sliceway; the Ingress is skipped)", tp.Value)
+}
+
+// translateInto is translateIngress without the recovery.
+func (e *engine) translateInto(p *ingressPart) {
+	ing := p.ing
 	ra, err := parseRouterAnnotations(ing.Annotations)
 	if err != nil {
 		field := "metadata.annotations"
@@ -200,7 +233,7 @@ func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
 			err = ae.Err
 		}
 		p.errorf(field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
-		return p
+		return
 	}
 
 	e.ingressCerts(p)
@@ -242,7 +275,6 @@ func (e *engine) translateIngress(ing *netv1.Ingress) *ingressPart {
 		}
 	}
 	p.entrySet = nil
-	return p
 }
 
 // routerAlloc holds a router and everything it points to, so that a router
