@@ -263,8 +263,9 @@ type RenderStats struct {
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
 	// Refreshed is how many load balancers incremental renders rebuilt
-	// after a change of their EndpointSlices alone without translating
-	// the Ingresses that use them again (nothing those read had changed).
+	// after a change of their Service or EndpointSlices without
+	// translating the Ingresses that use them again (nothing those read
+	// had changed).
 	Refreshed int
 	// Recovered counts incremental renders that panicked (a bug) and were
 	// done in full instead; LastRecovered is the last panic's value.
@@ -893,15 +894,15 @@ type lbSwap struct {
 }
 
 // refresh rebuilds the load balancers of the Service svcKey (namespace/name)
-// after a change of its EndpointSlices, without translating the Ingresses
-// that use them again, when nothing those Ingresses read has changed: the
-// Service is the same object, and every load balancer of it in use was
-// built before and is built now, with servers both times unless
-// allowEmptyServices is on. A part reads of a load balancer only whether
-// it exists (and, without that option, has servers), so its routers stay
-// as they are: the parts take the new entries and load balancers in place,
-// and the swaps say which services of the configuration change. A slice
-// change of a Service that a thousand Ingresses share then costs one
+// after a change of the Service or its EndpointSlices, without translating
+// the Ingresses that use them again, when nothing those Ingresses read has
+// changed: every load balancer of it in use was built before and is built
+// now, with servers both times unless allowEmptyServices is on, and none
+// is built from the Nodes. A part reads of the Service and its slices only
+// that (translation reads them through the entries alone), so its routers
+// stay as they are: the parts take the new entries and load balancers in
+// place, and the swaps say which services of the configuration change. A
+// slice change of a Service that a thousand Ingresses share then costs one
 // load balancer and a pass over its users, not a thousand translations.
 // When a user must be translated again, refresh changes nothing and says
 // false.
@@ -939,7 +940,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 		e.stale[old.id] = old
 		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
 		delete(e.stale, old.id)
-		if nu.svc != old.svc || nu.nodes || nu.err != nil ||
+		if nu.nodes || nu.err != nil ||
 			(!e.opts.AllowEmptyServices && len(nu.service.LoadBalancer.Servers) == 0) {
 			return nil, false
 		}

@@ -623,13 +623,13 @@ func TestIncrementalNameCollisions(t *testing.T) {
 	require.Equal(t, reassembled, r.Stats().Reassembled, "incremental again once the names are regular")
 }
 
-// TestSliceChangeOfSharedServiceRefreshesInPlace checks the shortcut for a
-// Service that many Ingresses share: a change of its EndpointSlices that
-// leaves its load balancers with servers rebuilds them without translating
-// an Ingress again and leaves the routers untouched; a change that empties
-// them translates every user again (their paths now fail). Both are
-// checked against a full render.
-func TestSliceChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
+// TestChangeOfSharedServiceRefreshesInPlace checks the shortcut for a
+// Service that many Ingresses share: a change of its EndpointSlices, or of
+// the Service, that leaves its load balancers with servers rebuilds them
+// without translating an Ingress again and leaves the routers untouched; a
+// change that empties them translates every user again (their paths now
+// fail). All are checked against a full render.
+func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	const services, extra = 3, 20
 	cs := fake.NewClientset()
 	for _, o := range clustergen.Cluster(services, 6) {
@@ -684,6 +684,21 @@ func TestSliceChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 		"the routers are the previous render's")
 	require.Same(t, got.Configuration.HTTP.Services[serviceKey(clustergen.Namespace, shared, "http")], got.Configuration.HTTP.Services[DefaultBackendName])
 	require.Contains(t, got.Configuration.HTTP.Services[DefaultBackendName].LoadBalancer.Servers, dynamic.Server{URL: "http://192.0.2.10:8080"})
+
+	// An annotation of the shared Service changes its load balancers, not
+	// what an Ingress reads of them.
+	before = r.Stats()
+	svc, err := cs.CoreV1().Services(clustergen.Namespace).Get(ctx, shared, metav1.GetOptions{})
+	require.NoError(t, err)
+	svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.passhostheader": "false"}
+	_, err = cs.CoreV1().Services(clustergen.Namespace).Update(ctx, svc, metav1.UpdateOptions{})
+	c.did(err)
+	prev = got
+	got = render("the Service was annotated")
+	require.Equal(t, before.Parts, r.Stats().Parts, "no Ingress should have been translated again")
+	require.Equal(t, before.Refreshed+2, r.Stats().Refreshed)
+	require.Equal(t, reflect.ValueOf(prev.Configuration.HTTP.Routers).Pointer(), reflect.ValueOf(got.Configuration.HTTP.Routers).Pointer())
+	require.False(t, *got.Configuration.HTTP.Services[DefaultBackendName].LoadBalancer.PassHostHeader)
 
 	// Every slice of the shared Service goes: no servers, so every user is
 	// translated again, and their paths fail.
