@@ -636,6 +636,7 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 		require.NoError(t, cs.Tracker().Add(o))
 	}
 	shared := clustergen.Name(0)
+	emptied, emptiedParts := 0, 0 // what the last step differs in, with allowEmptyServices
 	for i := range extra {
 		ing := clustergen.Service(services+i, 1)[1].(*netv1.Ingress)
 		b := &ing.Spec.Rules[0].HTTP.Paths[0].Backend
@@ -649,13 +650,18 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 		require.NoError(t, cs.Tracker().Add(ing))
 	}
 	var events atomic.Int64
-	changes := &Changes{}
-	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
-	opts := benchOptions()
-	r := NewRenderer(opts)
+	// r renders with the default options; rEmpty with allowEmptyServices,
+	// for which a Service without servers changes nothing an Ingress reads.
+	changes, changesEmpty := &Changes{}, &Changes{}
+	record := func(kind string, old, new any) { changes.Record(kind, old, new); changesEmpty.Record(kind, old, new) }
+	client, ctx := startClient(t, cs, ClientOptions{OnChange: record, Notify: func(string, bool) { events.Add(1) }})
+	opts, optsEmpty := benchOptions(), benchOptions()
+	optsEmpty.AllowEmptyServices = true
+	r, rEmpty := NewRenderer(opts), NewRenderer(optsEmpty)
 	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
+	rEmpty.Render(client.Snapshot(), changesEmpty)
 	require.Contains(t, prev.Configuration.HTTP.Services, DefaultBackendName)
 
 	render := func(what string) *Result {
@@ -665,6 +671,12 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 		checkParts(t, r, what)
 		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), opts), got), "after %s", what)
 		require.True(t, changed, "after %s", what)
+		gotEmpty, changed := rEmpty.Render(client.Snapshot(), changesEmpty)
+		checkParts(t, rEmpty, what)
+		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), optsEmpty), gotEmpty), "allowEmptyServices, after %s", what)
+		require.True(t, changed, "allowEmptyServices, after %s", what)
+		require.Equal(t, r.Stats().Refreshed, rEmpty.Stats().Refreshed-emptied, "allowEmptyServices refreshes what the default does, and the emptied Service")
+		require.Equal(t, r.Stats().Parts, rEmpty.Stats().Parts+emptiedParts, "allowEmptyServices translates what the default does, but the emptied Service's users")
 		return got
 	}
 	sliceAPI := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace)
@@ -709,6 +721,7 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	for _, s := range list.Items {
 		c.did(sliceAPI.Delete(ctx, s.Name, metav1.DeleteOptions{}))
 	}
+	emptied, emptiedParts = 2, 1+extra
 	got = render("the slices were deleted")
 	require.Equal(t, before.Refreshed, r.Stats().Refreshed)
 	require.Equal(t, before.Parts+1+extra, r.Stats().Parts, "every user translated again")
