@@ -815,9 +815,22 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		dirty[key] = struct{}{}
 	}
 	if set.nodes && e.nodeEntries > 0 {
-		// Node ports: the load balancers built from the Nodes, and their users.
-		for id, en := range e.entries {
+		// Node ports: the load balancers built from the Nodes, refreshed
+		// in place, or else translated again with their users.
+		nodeServices := map[string]bool{}
+		for _, en := range e.entries {
 			if en.nodes {
+				nodeServices[en.svcKey] = true
+			}
+		}
+		for svc := range nodeServices {
+			if sw, ok := e.refresh(svc); ok {
+				swaps = append(swaps, sw...)
+				nodeServices[svc] = false
+			}
+		}
+		for id, en := range e.entries {
+			if en.nodes && nodeServices[en.svcKey] {
 				e.stale[id] = en
 				delete(e.entries, id)
 				for _, p := range e.svcUsers[en.svcKey] {
@@ -894,18 +907,18 @@ type lbSwap struct {
 }
 
 // refresh rebuilds the load balancers of the Service svcKey (namespace/name)
-// after a change of the Service or its EndpointSlices, without translating
-// the Ingresses that use them again, when nothing those Ingresses read has
-// changed: every load balancer of it in use was built before and is built
-// now, with servers both times unless allowEmptyServices is on, and none
-// is built from the Nodes. A part reads of the Service and its slices only
-// that (translation reads them through the entries alone), so its routers
-// stay as they are: the parts take the new entries and load balancers in
-// place, and the swaps say which services of the configuration change. A
-// slice change of a Service that a thousand Ingresses share then costs one
-// load balancer and a pass over its users, not a thousand translations.
-// When a user must be translated again, refresh changes nothing and says
-// false.
+// after a change of the Service, its EndpointSlices or the Nodes, without
+// translating the Ingresses that use them again, when nothing those
+// Ingresses read has changed: every load balancer of it in use was built
+// before and is built now, with servers both times unless
+// allowEmptyServices is on, from the Nodes both times or neither. A part
+// reads of those objects only that (translation reads them through the
+// entries alone), so its routers stay as they are: the parts take the new
+// entries and load balancers in place, and the swaps say which services of
+// the configuration change. A slice change of a Service that a thousand
+// Ingresses share then costs one load balancer and a pass over its users,
+// not a thousand translations. When a user must be translated again,
+// refresh changes nothing and says false.
 func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 	users := e.svcUsers[svcKey]
 	var olds []*serviceEntry
@@ -914,7 +927,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 			if en.svcKey != svcKey || slices.Contains(olds, en) {
 				continue
 			}
-			if e.entries[en.id] != en || en.nodes || en.err != nil ||
+			if e.entries[en.id] != en || en.err != nil ||
 				(!e.opts.AllowEmptyServices && len(en.service.LoadBalancer.Servers) == 0) {
 				return nil, false
 			}
@@ -940,7 +953,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 		e.stale[old.id] = old
 		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
 		delete(e.stale, old.id)
-		if nu.nodes || nu.err != nil ||
+		if nu.nodes != old.nodes || nu.err != nil ||
 			(!e.opts.AllowEmptyServices && len(nu.service.LoadBalancer.Servers) == 0) {
 			return nil, false
 		}

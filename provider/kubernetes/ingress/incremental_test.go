@@ -728,3 +728,68 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	require.NotContains(t, got.Configuration.HTTP.Services, DefaultBackendName)
 	require.NotEmpty(t, got.Errors)
 }
+
+// TestNodeChangeRefreshesNodePortLoadBalancers checks that a Node change
+// rebuilds a node-port load balancer (service.nodeportlb) without
+// translating the Ingresses that share it, and that losing every Node
+// (no load balancer can be built) translates them again.
+func TestNodeChangeRefreshesNodePortLoadBalancers(t *testing.T) {
+	const users = 5
+	cs := fake.NewClientset()
+	objs := clustergen.Cluster(1, 4)
+	var svc *corev1.Service
+	for _, o := range objs {
+		if s, ok := o.(*corev1.Service); ok {
+			svc = s
+		}
+	}
+	require.NotNil(t, svc)
+	svc.Spec.Type = corev1.ServiceTypeNodePort
+	svc.Spec.Ports[0].NodePort = 30080
+	svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.nodeportlb": "true"}
+	for _, o := range objs {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	for i := 1; i < users; i++ {
+		ing := clustergen.Service(i, 1)[1].(*netv1.Ingress)
+		ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = svc.Name
+		require.NoError(t, cs.Tracker().Add(ing))
+	}
+	require.NoError(t, cs.Tracker().Add(testNode("node-1", "zone-a", "192.0.2.1")))
+	var events atomic.Int64
+	changes := &Changes{}
+	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, WatchNodes: true})
+	opts := benchOptions()
+	r := NewRenderer(opts)
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c.want = events.Load()
+	first, _ := r.Render(client.Snapshot(), changes)
+	name := serviceKey(svc.Namespace, svc.Name, "http")
+	require.Equal(t, []dynamic.Server{{URL: "http://192.0.2.1:30080"}}, first.Configuration.HTTP.Services[name].LoadBalancer.Servers)
+
+	render := func(what string) *Result {
+		t.Helper()
+		c.wait()
+		got, changed := r.Render(client.Snapshot(), changes)
+		checkParts(t, r, what)
+		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), opts), got), "after %s", what)
+		require.True(t, changed, "after %s", what)
+		return got
+	}
+	before := r.Stats()
+	_, err := cs.CoreV1().Nodes().Create(ctx, testNode("node-2", "zone-b", "192.0.2.2"), metav1.CreateOptions{})
+	c.did(err)
+	got := render("a Node was added")
+	require.Equal(t, before.Parts, r.Stats().Parts, "no Ingress should have been translated again")
+	require.Equal(t, before.Refreshed+1, r.Stats().Refreshed)
+	require.Len(t, got.Configuration.HTTP.Services[name].LoadBalancer.Servers, 2)
+	require.Equal(t, reflect.ValueOf(first.Configuration.HTTP.Routers).Pointer(), reflect.ValueOf(got.Configuration.HTTP.Routers).Pointer())
+
+	before = r.Stats()
+	c.did(cs.CoreV1().Nodes().Delete(ctx, "node-1", metav1.DeleteOptions{}))
+	c.did(cs.CoreV1().Nodes().Delete(ctx, "node-2", metav1.DeleteOptions{}))
+	got = render("every Node was deleted")
+	require.Equal(t, before.Parts+users, r.Stats().Parts, "every user translated again")
+	require.NotContains(t, got.Configuration.HTTP.Services, name)
+	require.NotEmpty(t, got.Errors)
+}
