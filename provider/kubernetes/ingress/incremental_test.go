@@ -667,14 +667,8 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	render := func(what string) *Result {
 		t.Helper()
 		c.wait()
-		got, changed := r.Render(client.Snapshot(), changes)
-		checkParts(t, r, what)
-		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), opts), got), "after %s", what)
-		require.True(t, changed, "after %s", what)
-		gotEmpty, changed := rEmpty.Render(client.Snapshot(), changesEmpty)
-		checkParts(t, rEmpty, what)
-		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), optsEmpty), gotEmpty), "allowEmptyServices, after %s", what)
-		require.True(t, changed, "allowEmptyServices, after %s", what)
+		got := renderChanged(t, r, client.Snapshot(), changes, opts, what)
+		renderChanged(t, rEmpty, client.Snapshot(), changesEmpty, optsEmpty, "allowEmptyServices, "+what)
 		require.Equal(t, r.Stats().Refreshed, rEmpty.Stats().Refreshed-emptied, "allowEmptyServices refreshes what the default does, and the emptied Service")
 		require.Equal(t, r.Stats().Parts, rEmpty.Stats().Parts+emptiedParts, "allowEmptyServices translates what the default does, but the emptied Service's users")
 		return got
@@ -770,11 +764,7 @@ func TestNodeChangeRefreshesNodePortLoadBalancers(t *testing.T) {
 	render := func(what string) *Result {
 		t.Helper()
 		c.wait()
-		got, changed := r.Render(client.Snapshot(), changes)
-		checkParts(t, r, what)
-		require.True(t, equalResults(t, parallelRender(t, client.Snapshot(), opts), got), "after %s", what)
-		require.True(t, changed, "after %s", what)
-		return got
+		return renderChanged(t, r, client.Snapshot(), changes, opts, what)
 	}
 	before := r.Stats()
 	_, err := cs.CoreV1().Nodes().Create(ctx, testNode("node-2", "zone-b", "192.0.2.2"), metav1.CreateOptions{})
@@ -792,4 +782,15 @@ func TestNodeChangeRefreshesNodePortLoadBalancers(t *testing.T) {
 	require.Equal(t, before.Parts+users, r.Stats().Parts, "every user translated again")
 	require.NotContains(t, got.Configuration.HTTP.Services, name)
 	require.NotEmpty(t, got.Errors)
+}
+
+// renderChanged renders the changes, checks the parts and the result
+// against a full render, and that the configuration changed.
+func renderChanged(t *testing.T, r *Renderer, snap Snapshot, changes *Changes, opts *Provider, what string) *Result {
+	t.Helper()
+	got, changed := r.Render(snap, changes)
+	checkParts(t, r, what)
+	require.True(t, equalResults(t, parallelRender(t, snap, opts), got), "after %s", what)
+	require.True(t, changed, "after %s", what)
+	return got
 }
