@@ -263,9 +263,9 @@ type RenderStats struct {
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
 	// Refreshed is how many load balancers incremental renders rebuilt
-	// after a change of their Service or EndpointSlices without
-	// translating the Ingresses that use them again (nothing those read
-	// had changed).
+	// after a change of their Service, EndpointSlices or the Nodes
+	// without translating the Ingresses that use them again (nothing
+	// those read had changed).
 	Refreshed int
 	// Recovered counts incremental renders that panicked (a bug) and were
 	// done in full instead; LastRecovered is the last panic's value.
