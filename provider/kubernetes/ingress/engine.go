@@ -927,8 +927,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 			if en.svcKey != svcKey || slices.Contains(olds, en) {
 				continue
 			}
-			if e.entries[en.id] != en || en.err != nil ||
-				(!e.opts.AllowEmptyServices && len(en.service.LoadBalancer.Servers) == 0) {
+			if e.entries[en.id] != en || en.err != nil || e.lacksServers(en) {
 				return nil, false
 			}
 			olds = append(olds, en)
@@ -953,8 +952,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 		e.stale[old.id] = old
 		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
 		delete(e.stale, old.id)
-		if nu.nodes != old.nodes || nu.err != nil ||
-			(!e.opts.AllowEmptyServices && len(nu.service.LoadBalancer.Servers) == 0) {
+		if nu.nodes != old.nodes || nu.err != nil || e.lacksServers(nu) {
 			return nil, false
 		}
 		nus[i] = nu

@@ -378,11 +378,18 @@ func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (s
 	if en.err != nil {
 		return nil, "", "", fail(".service", en.err)
 	}
-	if len(en.service.LoadBalancer.Servers) == 0 && !e.opts.AllowEmptyServices {
+	if e.lacksServers(en) {
 		return nil, "", "", fail(".service",
 			fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", ing.Namespace, b.Service.Name, port))
 	}
 	return en.service, en.name, port, nil
+}
+
+// lacksServers says whether the paths to en's load balancer (built, with
+// no error) are skipped for having no servers. With en.err, it is all a
+// part reads of an entry, which refresh relies on.
+func (e *engine) lacksServers(en *serviceEntry) bool {
+	return len(en.service.LoadBalancer.Servers) == 0 && !e.opts.AllowEmptyServices
 }
 
 // buildService builds the load balancer of one Service port into en:
