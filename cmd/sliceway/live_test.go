@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -208,6 +209,17 @@ func freePort(t *testing.T) string {
 	return addr
 }
 
+// metricValue is the value of an unlabelled metric in a text exposition.
+func metricValue(t *testing.T, exposition, name string) float64 {
+	t.Helper()
+	_, rest, ok := strings.Cut(exposition, "\n"+name+" ")
+	require.True(t, ok, "no %s in the metrics", name)
+	line, _, _ := strings.Cut(rest, "\n")
+	v, err := strconv.ParseFloat(line, 64)
+	require.NoError(t, err, "the value of %s", name)
+	return v
+}
+
 func httpGet(t *testing.T, url string) (int, string, http.Header, error) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}
@@ -227,10 +239,13 @@ func TestServeAnswersAsDocumented(t *testing.T) {
 	want := renderDemo(t)
 	objs, problems := k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
 	require.Empty(t, problems)
-	sliceCount := 0
+	sliceCount, ingressCount := 0, 0
 	for _, o := range objs {
-		if o.Object.GetObjectKind().GroupVersionKind().Kind == "EndpointSlice" {
+		switch o.Object.GetObjectKind().GroupVersionKind().Kind {
+		case "EndpointSlice":
 			sliceCount++
+		case "Ingress":
+			ingressCount++
 		}
 	}
 	require.NotZero(t, sliceCount)
@@ -269,6 +284,12 @@ func TestServeAnswersAsDocumented(t *testing.T) {
 		assert.Contains(t, metrics, "\n"+name+" ")
 	}
 	assert.Contains(t, metrics, "\n"+`sliceway_renders_total{kind="full"} 1`+"\n", "one full render, nothing since")
+	// The one full render translated the served Ingresses of the demo
+	// (not those of other classes) and refreshed nothing.
+	translated := metricValue(t, metrics, "sliceway_ingresses_translated_total")
+	assert.Positive(t, translated)
+	assert.LessOrEqual(t, translated, float64(ingressCount))
+	assert.Zero(t, metricValue(t, metrics, "sliceway_load_balancers_refreshed_total"))
 	assert.NotContains(t, metrics, `result="filtered"`, "the demo cluster does not change")
 
 	assert.Equal(t, 0, p.terminate(), "SIGTERM is a clean stop; stderr:\n%s", p.stderr.String())

@@ -41,6 +41,8 @@ type metrics struct {
 	sent       prometheus.Counter
 	renders    prometheus.Histogram
 	kinds      *prometheus.CounterVec
+	translated prometheus.Counter
+	refreshed  prometheus.Counter
 	events     *prometheus.CounterVec
 	lastSync   prometheus.Gauge
 	objectErrs prometheus.Gauge
@@ -62,6 +64,14 @@ func newMetrics() *metrics {
 			Name: "sliceway_renders_total",
 			Help: "Renders by kind: full, incremental (only what depends on the changed objects), reassembled (incremental, all router names given again) or recovered (an incremental render failed and was done in full).",
 		}, []string{"kind"}),
+		translated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_ingresses_translated_total",
+			Help: "Ingresses translated by renders: every served one in a full render, those that depend on the changed objects in an incremental one.",
+		}),
+		refreshed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_load_balancers_refreshed_total",
+			Help: "Load balancers rebuilt in place after a change of their Service, EndpointSlices or the Nodes, without translating the Ingresses that use them.",
+		}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sliceway_events_total",
 			Help: "Informer events by kind; result is changed (rendered) or filtered (dropped by the change filter).",
@@ -75,7 +85,7 @@ func newMetrics() *metrics {
 			Help: "Problems with individual objects found by the last render.",
 		}),
 	}
-	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.events, m.lastSync, m.objectErrs,
+	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.translated, m.refreshed, m.events, m.lastSync, m.objectErrs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -96,6 +106,12 @@ func (m *metrics) Rendered(at time.Time, took time.Duration, objectErrors int) {
 
 // RenderedKind implements ingress.RenderKindObserver.
 func (m *metrics) RenderedKind(kind string) { m.kinds.WithLabelValues(kind).Inc() }
+
+// RenderedWork implements ingress.RenderWorkObserver.
+func (m *metrics) RenderedWork(translated, refreshed int) {
+	m.translated.Add(float64(translated))
+	m.refreshed.Add(float64(refreshed))
+}
 
 func (m *metrics) Sent() { m.sent.Inc() }
 

@@ -262,6 +262,9 @@ type RenderStats struct {
 	Reassembled int
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
+	// Translated is how many Ingresses all renders translated, full ones
+	// included (each served Ingress once per full render).
+	Translated int
 	// Refreshed is how many load balancers incremental renders rebuilt
 	// after a change of their Service, EndpointSlices or the Nodes
 	// without translating the Ingresses that use them again (nothing
@@ -754,6 +757,7 @@ func (e *engine) full() (*Result, bool) {
 		slices.SortFunc(served, compareIngressKeys)
 	}
 	parts := e.translateAll(served)
+	e.stats.Translated += len(parts)
 	// Merging the entries and sorting a copy of the parts (which read only
 	// the shards and the parts) run, after a parallel translation, beside
 	// the bookkeeping of the parts (which writes neither), instead of
@@ -877,6 +881,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		}
 		p := e.translateIngress(ing)
 		e.stats.Parts++
+		e.stats.Translated++
 		news = append(news, p)
 		if was[key] != ing {
 			e.ingresses = nil // a new or changed Ingress

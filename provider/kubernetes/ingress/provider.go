@@ -41,6 +41,18 @@ type RenderKindObserver interface {
 	RenderedKind(kind string)
 }
 
+// RenderWorkObserver is told, after each render, how much it did, when
+// the Observer also implements it: translated is how many Ingresses it
+// translated (all served ones in a full render, only those that depend on
+// the changed objects in an incremental one), refreshed how many load
+// balancers it rebuilt in place after a change of their Service,
+// EndpointSlices or the Nodes, without translating the Ingresses that use
+// them. A busy cluster whose renders translate few Ingresses and refresh
+// many load balancers is what incremental rendering is for.
+type RenderWorkObserver interface {
+	RenderedWork(translated, refreshed int)
+}
+
 type nopObserver struct{}
 
 func (nopObserver) Event(string, bool)                     {}
@@ -251,13 +263,17 @@ func (r *renderer) render(ctx context.Context) (*Result, bool) {
 	return res, changed
 }
 
-// tellKinds tells a RenderKindObserver the renders done since before.
+// tellKinds tells a RenderKindObserver the renders done since before, and
+// a RenderWorkObserver what they did.
 func (r *renderer) tellKinds(before RenderStats) {
+	now := r.engine.Stats()
+	if o, ok := r.p.observer.(RenderWorkObserver); ok {
+		o.RenderedWork(now.Translated-before.Translated, now.Refreshed-before.Refreshed)
+	}
 	o, ok := r.p.observer.(RenderKindObserver)
 	if !ok {
 		return
 	}
-	now := r.engine.Stats()
 	for _, k := range []struct {
 		kind string
 		n    int

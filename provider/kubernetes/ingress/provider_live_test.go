@@ -311,6 +311,7 @@ type liveRecorder struct {
 	changed  map[string]int
 	filtered map[string]int
 	kinds    map[string]int // renders by kind (RenderKindObserver)
+	work     [2]int         // Ingresses translated, load balancers refreshed (RenderWorkObserver)
 	onRender func()         // called once, from the next Rendered
 }
 
@@ -322,6 +323,19 @@ func (r *liveRecorder) RenderedKind(kind string) {
 	r.mu.Lock()
 	r.kinds[kind]++
 	r.mu.Unlock()
+}
+
+func (r *liveRecorder) RenderedWork(translated, refreshed int) {
+	r.mu.Lock()
+	r.work[0] += translated
+	r.work[1] += refreshed
+	r.mu.Unlock()
+}
+
+func (r *liveRecorder) renderWork() [2]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.work
 }
 
 func (r *liveRecorder) renderKinds() map[string]int {
@@ -612,6 +626,9 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		configure func(*Provider)
 		change    func(t *testing.T, cs *fake.Clientset)
 		check     func(t *testing.T, before, after *dynamic.Configuration)
+		// when set, the Ingresses translated and the load balancers
+		// refreshed by the renders of the change (RenderWorkObserver)
+		work *[2]int
 	}{
 		{
 			name: "Ingress added",
@@ -627,6 +644,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "Ingress updated",
+			work: &[2]int{1, 0},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				liveMutateIngress(t, cs, "web", func(i *netv1.Ingress) { i.Spec.Rules[0].Host = "www.example" })
 			},
@@ -737,6 +755,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "Service updated",
+			work: &[2]int{0, 1},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				liveMutateService(t, cs, "web", func(s *corev1.Service) {
 					s.Annotations = map[string]string{AnnotationPrefix + "service.serversscheme": "https"}
@@ -760,6 +779,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "EndpointSlice added",
+			work: &[2]int{0, 1},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				_, err := cs.DiscoveryV1().EndpointSlices(liveNS).Create(ctx, liveSlice("web-2", "web", "10.0.0.2"), metav1.CreateOptions{})
 				require.NoError(t, err)
@@ -771,6 +791,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "EndpointSlice updated",
+			work: &[2]int{0, 1},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				liveMutateSlice(t, cs, "web-1", liveSetAddress("10.0.0.3"))
 			},
@@ -781,6 +802,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "EndpointSlice deleted",
+			work: &[2]int{1, 0},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				require.NoError(t, cs.DiscoveryV1().EndpointSlices(liveNS).Delete(ctx, "web-1", metav1.DeleteOptions{}))
 			},
@@ -804,6 +826,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "Secret updated",
+			work: &[2]int{1, 0},
 			change: func(t *testing.T, cs *fake.Clientset) {
 				liveMutateSecret(t, cs, "web-tls", func(s *corev1.Secret) {
 					s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey] = liveCert("www.example")
@@ -839,6 +862,7 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 		},
 		{
 			name: "Node updated",
+			work: &[2]int{0, 1},
 			edit: liveWithNodePorts,
 			change: func(t *testing.T, cs *fake.Clientset) {
 				liveMutateNode(t, cs, "n1", func(n *corev1.Node) { n.Status.Addresses[0].Address = "192.168.0.11" })
@@ -871,10 +895,15 @@ func TestProvideEveryKindReachesTheOutput(t *testing.T) {
 			lp := startLive(t, cs, tc.configure)
 			before := lp.next()
 			lp.waitInitialEvents(objs)
-			kinds := lp.obs.renderKinds()
+			kinds, work := lp.obs.renderKinds(), lp.obs.renderWork()
 			tc.change(t, cs)
 			after := lp.next()
 			tc.check(t, before, after)
+			if tc.work != nil {
+				now := lp.obs.renderWork()
+				assert.Equal(t, *tc.work, [2]int{now[0] - work[0], now[1] - work[1]},
+					"Ingresses translated and load balancers refreshed by the change")
+			}
 			// Every kind of change renders incrementally: no full render
 			// after the first configuration (which may take two, when it
 			// finds that Nodes are needed).
