@@ -3,6 +3,7 @@
 //
 //	go run ./internal/clustergen/cmd -services 10000 -endpoints 20 > cluster.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -ipv6 > cluster-ipv6.yaml
+//	go run ./internal/clustergen/cmd -services 10000 -tls > cluster-tls.yaml
 package main
 
 import (
@@ -18,10 +19,18 @@ func main() {
 	services := flag.Int("services", 1000, "number of services (each with one Ingress)")
 	endpoints := flag.Int("endpoints", 20, fmt.Sprintf("endpoints per service (at most %d)", clustergen.MaxEndpoints))
 	ipv6 := flag.Bool("ipv6", false, "an IPv6-only cluster: IPv6 Services and EndpointSlices")
+	withTLS := flag.Bool("tls", false, "give each Ingress a TLS Secret of its own (RSA 2048 certificates)")
 	flag.Parse()
 	objs := clustergen.Cluster(*services, *endpoints)
 	if *ipv6 {
 		clustergen.ToIPv6(objs)
+	}
+	if *withTLS {
+		var err error
+		if objs, err = clustergen.WithTLS(objs); err != nil {
+			fmt.Fprintln(os.Stderr, "clustergen:", err)
+			os.Exit(1)
+		}
 	}
 	w := bufio.NewWriter(os.Stdout)
 	if err := clustergen.Write(w, objs); err != nil {

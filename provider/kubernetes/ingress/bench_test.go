@@ -121,6 +121,66 @@ func BenchmarkRenderFull(b *testing.B) {
 	})
 }
 
+// benchTLSClientset serves the generated cluster with a TLS Secret for
+// each Ingress (clustergen.WithTLS).
+func benchTLSClientset(b *testing.B, services int) kubernetes.Interface {
+	b.Helper()
+	objs, err := clustergen.WithTLS(clustergen.Cluster(services, benchEndpoints))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := fake.NewClientset()
+	for _, o := range objs {
+		if err := cs.Tracker().Add(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cs
+}
+
+// BenchmarkRenderFullTLS is BenchmarkRenderFull with a TLS Secret of its
+// own for each Ingress: a full render once the certificates were checked
+// (by an earlier render of the same provider), as after a change of this
+// proxy's zone.
+func BenchmarkRenderFullTLS(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster; give the manifests to BenchmarkRenderFull")
+		}
+		client := syncedClient(b, benchTLSClientset(b, services), ClientOptions{})
+		opts := benchOptions()
+		res := Translate(client.Snapshot(), opts)
+		if len(res.Configuration.HTTP.Routers) < services || res.Configuration.TLS == nil ||
+			len(res.Configuration.TLS.Certificates) != services || len(res.Errors) > 0 {
+			b.Fatalf("%d routers, %d errors for %d services", len(res.Configuration.HTTP.Routers), len(res.Errors), services)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			Translate(client.Snapshot(), opts)
+		}
+		reportPerService(b, services)
+	})
+}
+
+// BenchmarkRenderFirstTLS is the first render of a provider on the same
+// cluster: every certificate and key is checked (parsed, and the key
+// matched to the certificate).
+func BenchmarkRenderFirstTLS(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster")
+		}
+		client := syncedClient(b, benchTLSClientset(b, services), ClientOptions{})
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			Translate(client.Snapshot(), benchOptions())
+		}
+		reportPerService(b, services)
+	})
+}
+
 // reportPerService reports the time per Service (us/service), which stays
 // flat as the cluster grows when nothing is worse than linear.
 func reportPerService(b *testing.B, services int) {

@@ -716,6 +716,7 @@ func (e *engine) sweep() {
 	e.zeroed = e.zeroed[:0]
 	e.stale = nil
 	e.reuse = false
+	e.opts.certs.prune(e.secUsers)
 }
 
 // full translates everything. The load balancers of the previous render

@@ -475,20 +475,22 @@ func (e *engine) ingressCerts(p *ingressPart) {
 		if entry.SecretName == "" {
 			continue
 		}
-		p.secrets = appendNew(p.secrets, ing.Namespace+"/"+entry.SecretName)
+		id := ing.Namespace + "/" + entry.SecretName
+		p.secrets = appendNew(p.secrets, id)
 		key := ing.Namespace + "-" + entry.SecretName
 		if slices.ContainsFunc(p.certs, func(c certUse) bool { return c.key == key }) {
 			continue
 		}
-		field := fmt.Sprintf("spec.tls[%d].secretName", i)
+		// The field is named only when there is a problem.
+		field := func() string { return fmt.Sprintf("spec.tls[%d].secretName", i) }
 		secret := e.snap.Secret(ing.Namespace, entry.SecretName)
 		if secret == nil {
-			p.errorf(field, SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
+			p.errorf(field(), SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
 			continue
 		}
-		cert, err := (&e.opts.certs).check(secret)
+		cert, err := e.opts.certs.check(id, secret)
 		if err != nil {
-			p.errorf(field, SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
+			p.errorf(field(), SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
 			continue
 		}
 		p.certs = append(p.certs, certUse{key: key, cert: cert})
