@@ -4,6 +4,7 @@
 //	go run ./internal/clustergen/cmd -services 10000 -endpoints 20 > cluster.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -ipv6 > cluster-ipv6.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -tls > cluster-tls.yaml
+//	go run ./internal/clustergen/cmd -services 10000 -annotations > cluster-annotated.yaml
 package main
 
 import (
@@ -20,8 +21,12 @@ func main() {
 	endpoints := flag.Int("endpoints", 20, fmt.Sprintf("endpoints per service (at most %d)", clustergen.MaxEndpoints))
 	ipv6 := flag.Bool("ipv6", false, "an IPv6-only cluster: IPv6 Services and EndpointSlices")
 	withTLS := flag.Bool("tls", false, "give each Ingress a TLS Secret of its own (RSA 2048 certificates)")
+	annotated := flag.Bool("annotations", false, "give Ingresses and Services the router and service annotations of a Traefik user")
 	flag.Parse()
 	objs := clustergen.Cluster(*services, *endpoints)
+	if *annotated {
+		clustergen.WithAnnotations(objs)
+	}
 	if *ipv6 {
 		clustergen.ToIPv6(objs)
 	}

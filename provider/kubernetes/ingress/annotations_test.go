@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -396,4 +397,57 @@ func TestParseAnnotationsDoesNotShareState(t *testing.T) {
 	a.TLS.Domains[0].SANs[0] = "changed"
 	assert.Equal(t, []string{"web", "websecure"}, b.EntryPoints)
 	assert.Equal(t, []string{"a.example.com"}, b.TLS.Domains[0].SANs)
+}
+
+func TestAnnotationMemoDecodesEachSetOnce(t *testing.T) {
+	var m annotationMemo[*routerAnnotations]
+	set := map[string]string{
+		AnnotationPrefix + "router.entrypoints": "websecure",
+		AnnotationPrefix + "router.middlewares": "default-headers@kubernetescrd",
+		"other.example/annotation":              "one",
+	}
+	first, err := m.parse(set, parseRouterAnnotations)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"websecure"}, first.EntryPoints)
+	// Another Ingress from the same chart: the same annotations of ours,
+	// others of its own.
+	same := maps.Clone(set)
+	same["other.example/annotation"] = "two"
+	again, err := m.parse(same, parseRouterAnnotations)
+	require.NoError(t, err)
+	assert.Same(t, first, again)
+	assert.Equal(t, 1, m.parsed)
+
+	other := maps.Clone(set)
+	other[AnnotationPrefix+"router.entrypoints"] = "web"
+	third, err := m.parse(other, parseRouterAnnotations)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"web"}, third.EntryPoints)
+	assert.Equal(t, 2, m.parsed)
+
+	// A problem is remembered with its set, and reported the same.
+	bad := map[string]string{AnnotationPrefix + "router.priority": "high"}
+	_, err = m.parse(bad, parseRouterAnnotations)
+	require.Error(t, err)
+	_, again2 := m.parse(maps.Clone(bad), parseRouterAnnotations)
+	assert.Equal(t, err.Error(), again2.Error())
+	assert.Equal(t, 3, m.parsed)
+
+	// Objects without annotations of ours are decoded at once, not remembered.
+	none, err := m.parse(map[string]string{"other.example/annotation": "x"}, parseRouterAnnotations)
+	require.NoError(t, err)
+	assert.Same(t, noRouterAnnotations, none)
+	assert.Equal(t, 3, m.parsed)
+}
+
+func TestAnnotationKeyTellsSetsApart(t *testing.T) {
+	p := AnnotationPrefix
+	// One annotation whose value spells two annotations is not two.
+	one := map[string]string{p + "router.priority": "1" + "\x00" + p + "router.tls" + "\x00" + "true"}
+	two := map[string]string{p + "router.priority": "1", p + "router.tls": "true"}
+	assert.NotEqual(t, annotationKey(one), annotationKey(two))
+	assert.Equal(t, annotationKey(two), annotationKey(map[string]string{p + "router.tls": "true", p + "router.priority": "1", "x/y": "z"}),
+		"the order of the map and others' annotations do not count")
+	assert.NotEqual(t, annotationKey(two), annotationKey(map[string]string{p + "router.priority": "1", p + "router.TLS": "true"}),
+		"names as written: an error names the annotation as written")
 }

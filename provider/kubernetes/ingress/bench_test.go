@@ -16,6 +16,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -47,13 +48,7 @@ func benchClientset(b *testing.B, services int) kubernetes.Interface {
 		}
 		return cs
 	}
-	cs := fake.NewClientset()
-	for _, o := range clustergen.Cluster(services, benchEndpoints) {
-		if err := cs.Tracker().Add(o); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return cs
+	return benchClientsetOf(b, clustergen.Cluster(services, benchEndpoints))
 }
 
 func benchOptions() *Provider {
@@ -121,6 +116,18 @@ func BenchmarkRenderFull(b *testing.B) {
 	})
 }
 
+// benchClientsetOf serves the objects through the fake clientset.
+func benchClientsetOf(b *testing.B, objs []k8sruntime.Object) kubernetes.Interface {
+	b.Helper()
+	cs := fake.NewClientset()
+	for _, o := range objs {
+		if err := cs.Tracker().Add(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cs
+}
+
 // benchTLSClientset serves the generated cluster with a TLS Secret for
 // each Ingress (clustergen.WithTLS).
 func benchTLSClientset(b *testing.B, services int) kubernetes.Interface {
@@ -129,13 +136,31 @@ func benchTLSClientset(b *testing.B, services int) kubernetes.Interface {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := fake.NewClientset()
-	for _, o := range objs {
-		if err := cs.Tracker().Add(o); err != nil {
-			b.Fatal(err)
+	return benchClientsetOf(b, objs)
+}
+
+// BenchmarkRenderFullAnnotated is BenchmarkRenderFull with the annotations
+// of a Traefik user on every Ingress and on one Service in four
+// (clustergen.WithAnnotations): a few sets, repeated.
+func BenchmarkRenderFullAnnotated(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		if services == 0 {
+			b.Skip("needs the generated cluster; give the manifests to BenchmarkRenderFull")
 		}
-	}
-	return cs
+		cs := benchClientsetOf(b, clustergen.WithAnnotations(clustergen.Cluster(services, benchEndpoints)))
+		client := syncedClient(b, cs, ClientOptions{})
+		opts := benchOptions()
+		res := Translate(client.Snapshot(), opts)
+		if len(res.Configuration.HTTP.Routers) < services || len(res.Errors) > 0 {
+			b.Fatalf("%d routers, %d errors for %d services", len(res.Configuration.HTTP.Routers), len(res.Errors), services)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			Translate(client.Snapshot(), opts)
+		}
+		reportPerService(b, services)
+	})
 }
 
 // BenchmarkRenderFullTLS is BenchmarkRenderFull with a TLS Secret of its

@@ -209,6 +209,10 @@ type engine struct {
 	seed            maphash.Seed
 	parallelRenders int // for tests
 
+	// What the annotations of Ingresses and Services decoded into.
+	routerSets  annotationMemo[*routerAnnotations]
+	serviceSets annotationMemo[*serviceAnnotations]
+
 	classes  classSet
 	locErrs  []*ObjectError // about this proxy's Node
 	locNodes bool           // the zone comes from this proxy's Node

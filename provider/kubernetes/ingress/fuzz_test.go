@@ -102,6 +102,25 @@ func FuzzAnnotations(f *testing.F) {
 			require.NotNil(t, serviceA)
 		}
 
+		// The memo of a renderer gives what decoding gives, and tells sets
+		// of annotations apart: a value cannot pass for more annotations.
+		var routerSets annotationMemo[*routerAnnotations]
+		for range 2 {
+			r, err := routerSets.parse(maps.Clone(annotations), parseRouterAnnotations)
+			require.Equal(t, errorText(routerErr), errorText(err))
+			require.True(t, reflect.DeepEqual(routerA, r), "router annotations through the memo:\n%#v\n%#v", routerA, r)
+		}
+		require.Equal(t, annotationKey(annotations), annotationKey(maps.Clone(annotations)))
+		for key := range annotations {
+			if strings.HasPrefix(key, AnnotationPrefix) {
+				changed := maps.Clone(annotations)
+				changed[key] += "\x00"
+				require.NotEqual(t, annotationKey(annotations), annotationKey(changed), "a changed value: another set")
+				delete(changed, key)
+				require.NotEqual(t, annotationKey(annotations), annotationKey(changed), "an annotation less: another set")
+			}
+		}
+
 		// Deterministic: the same annotations give the same result, whatever
 		// the order maps are walked in (each call walks them afresh).
 		for range 4 {

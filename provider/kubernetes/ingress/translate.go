@@ -224,7 +224,7 @@ func (tp *TranslationPanic) Error() string {
 // translateInto is translateIngress without the recovery.
 func (e *engine) translateInto(p *ingressPart) {
 	ing := p.ing
-	ra, err := parseRouterAnnotations(ing.Annotations)
+	ra, err := e.routerSets.parse(ing.Annotations, parseRouterAnnotations)
 	if err != nil {
 		field := "metadata.annotations"
 		var ae *annotationError
@@ -414,7 +414,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		en.err = fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), portSpec.Protocol)
 		return
 	}
-	sa, err := parseServiceAnnotations(svc.Annotations)
+	sa, err := e.serviceSets.parse(svc.Annotations, parseServiceAnnotations)
 	if err != nil {
 		var ae *annotationError
 		if errors.As(err, &ae) {

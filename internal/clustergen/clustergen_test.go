@@ -53,3 +53,25 @@ func TestWithTLSGivesEachIngressAValidPair(t *testing.T) {
 		t.Errorf("%d Ingresses, %d Secrets; want 6 of each", ingresses, len(secrets))
 	}
 }
+
+func TestWithAnnotationsRepeatsAFewSets(t *testing.T) {
+	objs := WithAnnotations(Cluster(2*Teams, 1))
+	sets := map[string]int{}
+	sticky := 0
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *netv1.Ingress:
+			if len(o.Annotations) != 3 {
+				t.Fatalf("%s: %v", o.Name, o.Annotations)
+			}
+			sets[o.Annotations["traefik.ingress.kubernetes.io/router.middlewares"]]++
+		case *corev1.Service:
+			if o.Annotations["traefik.ingress.kubernetes.io/service.sticky.cookie"] == "true" {
+				sticky++
+			}
+		}
+	}
+	if len(sets) != Teams || sticky != 2*Teams/4 {
+		t.Errorf("%d middleware sets, %d sticky Services; want %d and %d", len(sets), sticky, Teams, 2*Teams/4)
+	}
+}
