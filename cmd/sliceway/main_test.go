@@ -207,6 +207,7 @@ func TestRenderBadInput(t *testing.T) {
 			"--format=xml": `format "xml": must be json or yaml`,
 			"--providers.kubernetesingress.terminatingendpoints=sometimes": "terminatingEndpoints",
 			"--providers.kubernetesingress.labelselector=a in (":           "labelSelector",
+			"--providers.kubernetesingress.clientburst=-1":                 "clientBurst -1: must not be negative",
 			"--log.level=loud":    `log.level "loud"`,
 			"--no-such-flag=true": "no-such-flag",
 		} {

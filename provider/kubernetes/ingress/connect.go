@@ -3,6 +3,7 @@ package ingress
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -64,6 +65,11 @@ func (p *Provider) RESTConfig() (*rest.Config, error) {
 		}
 	}
 	cfg.UserAgent = "sliceway/" + Version
+	cfg.QPS, cfg.Burst = float32(p.ClientQPS), p.ClientBurst
+	if cfg.QPS > 0 && cfg.Burst == 0 {
+		// client-go wants a burst with a rate; one second's worth.
+		cfg.Burst = max(1, int(math.Ceil(p.ClientQPS)))
+	}
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	return cfg, nil

@@ -3,6 +3,7 @@ package ingress
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"time"
@@ -32,6 +33,8 @@ type Provider struct {
 	AllowExternalNameServices bool             `description:"Allow ExternalName services as backends." json:"allowExternalNameServices,omitempty" toml:"allowExternalNameServices,omitempty" yaml:"allowExternalNameServices,omitempty" export:"true"`
 	NativeLBByDefault         bool             `description:"Send traffic to the Services' cluster IPs instead of their endpoints, unless a Service says otherwise." json:"nativeLBByDefault,omitempty" toml:"nativeLBByDefault,omitempty" yaml:"nativeLBByDefault,omitempty" export:"true"`
 	StrictPrefixMatching      bool             `description:"Match Prefix paths element by element, as the Ingress specification says (/foo matches /foo and /foo/bar, not /foobar)." json:"strictPrefixMatching,omitempty" toml:"strictPrefixMatching,omitempty" yaml:"strictPrefixMatching,omitempty" export:"true"`
+	ClientQPS                 float64          `description:"Requests per second to the API server, on average (the status writes of many Ingresses go at this pace); 0: client-go's 5 for each API group; negative: no client-side limit, leaving it to the server's priority and fairness." json:"clientQPS,omitempty" toml:"clientQPS,omitempty" yaml:"clientQPS,omitempty" export:"true"`
+	ClientBurst               int              `description:"Requests to the API server allowed at once above clientQPS; 0: client-go's 10." json:"clientBurst,omitempty" toml:"clientBurst,omitempty" yaml:"clientBurst,omitempty" export:"true"`
 	SyncTimeout               ptypes.Duration  `description:"How long to wait for the informer caches before reporting what does not sync (waiting goes on)." json:"syncTimeout,omitempty" toml:"syncTimeout,omitempty" yaml:"syncTimeout,omitempty" export:"true"`
 	LeaderElection            *LeaderElection  `description:"Leader election among replicas, so that only one writes Ingress status (on when ingressEndpoint is set)." json:"leaderElection,omitempty" toml:"leaderElection,omitempty" yaml:"leaderElection,omitempty" export:"true"`
 	TerminatingEndpoints      string           `description:"Serving-but-terminating endpoints: fallback (fenced while a ready endpoint exists, used when none is), fence (always fenced) or exclude (never used)." json:"terminatingEndpoints,omitempty" toml:"terminatingEndpoints,omitempty" yaml:"terminatingEndpoints,omitempty" export:"true"`
@@ -93,6 +96,10 @@ func (l *LeaderElection) SetDefaults() {
 
 // SetDefaults sets the default option values.
 func (p *Provider) SetDefaults() {
+	// kube-controller-manager's defaults: client-go's own (5 and 10) take
+	// half an hour to write the status of 10,000 Ingresses.
+	p.ClientQPS = 20
+	p.ClientBurst = 30
 	p.TerminatingEndpoints = string(endpoints.TerminatingFallback)
 	p.IPFamily = IPFamilyPrimary
 	p.SyncTimeout = ptypes.Duration(60 * time.Second)
@@ -120,6 +127,12 @@ func (p *Provider) Validate() error {
 	}
 	if p.ThrottleDuration < 0 {
 		return fmt.Errorf("throttleDuration %s: must not be negative", p.ThrottleDuration)
+	}
+	if math.IsNaN(p.ClientQPS) || math.IsInf(p.ClientQPS, 0) {
+		return fmt.Errorf("clientQPS %v: must be a number", p.ClientQPS)
+	}
+	if p.ClientBurst < 0 {
+		return fmt.Errorf("clientBurst %d: must not be negative", p.ClientBurst)
 	}
 	if p.SyncTimeout <= 0 {
 		return fmt.Errorf("syncTimeout %s: must be positive", p.SyncTimeout)
