@@ -69,10 +69,13 @@ func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) err
 	if err != nil {
 		return err
 	}
+	// The configurations share what did not change, whose text the encoder
+	// keeps.
+	var enc dynamic.JSONEncoder
 	for {
 		select {
 		case msg := <-msgs:
-			if err := emit(msg.Configuration, cfg.Output, out); err != nil {
+			if err := emit(&enc, msg.Configuration, cfg.Output, out); err != nil {
 				return err
 			}
 			if cfg.Output != "" {
@@ -85,9 +88,9 @@ func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) err
 }
 
 // emit writes one configuration: a line of JSON on out, or YAML to file.
-func emit(conf *dynamic.Configuration, file string, out io.Writer) error {
+func emit(enc *dynamic.JSONEncoder, conf *dynamic.Configuration, file string, out io.Writer) error {
 	if file == "" {
-		line, err := encodeConfiguration(conf, "jsonl")
+		line, err := enc.Encode(conf)
 		if err != nil {
 			return err
 		}
