@@ -69,13 +69,13 @@ func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	// The configurations share what did not change, whose text the encoder
-	// keeps.
-	var enc dynamic.JSONEncoder
+	// The configurations share what did not change, whose text the encoders
+	// keep.
+	enc := &encoders{}
 	for {
 		select {
 		case msg := <-msgs:
-			if err := emit(&enc, msg.Configuration, cfg.Output, out); err != nil {
+			if err := emit(enc, msg.Configuration, cfg.Output, out); err != nil {
 				return err
 			}
 			if cfg.Output != "" {
@@ -87,17 +87,23 @@ func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) err
 	}
 }
 
+// encoders write the configurations of watch.
+type encoders struct {
+	json dynamic.JSONEncoder
+	yaml dynamic.YAMLEncoder
+}
+
 // emit writes one configuration: a line of JSON on out, or YAML to file.
-func emit(enc *dynamic.JSONEncoder, conf *dynamic.Configuration, file string, out io.Writer) error {
+func emit(enc *encoders, conf *dynamic.Configuration, file string, out io.Writer) error {
 	if file == "" {
-		line, err := enc.Encode(conf)
+		line, err := enc.json.Encode(conf)
 		if err != nil {
 			return err
 		}
 		_, err = out.Write(line)
 		return err
 	}
-	data, err := dynamic.MarshalYAML(conf)
+	data, err := enc.yaml.Encode(conf)
 	if err != nil {
 		return err
 	}

@@ -153,3 +153,48 @@ func BenchmarkJSONEncoderAfterOneChange(b *testing.B) {
 		c, i = next, i+1
 	}
 }
+
+// MarshalYAML of the same configuration, and the YAML encoder after one
+// change, for comparison with the JSON benchmarks.
+func BenchmarkMarshalYAMLFull(b *testing.B) {
+	c := encoderTestConfiguration(10000, 19)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := MarshalYAML(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkYAMLEncoderAfterOneChange(b *testing.B) {
+	c := encoderTestConfiguration(10000, 19)
+	var e YAMLEncoder
+	if _, err := e.Encode(c); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		next := &Configuration{HTTP: &HTTPConfiguration{Routers: c.HTTP.Routers, Services: maps.Clone(c.HTTP.Services)}}
+		lb := NewServersLoadBalancer()
+		lb.Servers = []Server{{URL: fmt.Sprintf("http://10.9.9.%d:8080", i%250)}}
+		next.HTTP.Services[fmt.Sprintf("ns-app-%d", i%10000)] = &Service{LoadBalancer: lb}
+		b.StartTimer()
+		if _, err := e.Encode(next); err != nil {
+			b.Fatal(err)
+		}
+		c, i = next, i+1
+	}
+}
+
+func BenchmarkYAMLEncoderFirst(b *testing.B) {
+	c := encoderTestConfiguration(10000, 19)
+	b.ReportAllocs()
+	for b.Loop() {
+		var e YAMLEncoder
+		if _, err := e.Encode(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -58,6 +58,13 @@ func renderFixture(t *testing.T, dir string) (conf, errs string) {
 
 	out, err := dynamic.MarshalYAML(res.Configuration)
 	require.NoError(t, err)
+	// watch --output writes the same text, entry by entry.
+	var enc dynamic.YAMLEncoder
+	for range 2 {
+		again, err := enc.Encode(res.Configuration)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again), "the YAML encoder's text")
+	}
 
 	var lines []string
 	for _, p := range problems {

@@ -399,6 +399,7 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	// text of every router and service whose pointer it saw before, which
 	// is right only if the renderer never modifies them once sent.
 	var enc dynamic.JSONEncoder
+	var yenc dynamic.YAMLEncoder
 	for step := range 400 {
 		what := c.step()
 		c.wait()
@@ -418,6 +419,13 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 		require.NoError(t, wenc.Encode(want.Configuration))
 		if !bytes.Equal(wantText.Bytes(), text) {
 			t.Fatalf("step %d (%s): the encoder's text differs from a full encoding:\n%s\n%s", step, what, wantText.Bytes(), text)
+		}
+		yamlText, err := yenc.Encode(got.Configuration)
+		require.NoError(t, err)
+		wantYAML, err := dynamic.MarshalYAML(want.Configuration)
+		require.NoError(t, err)
+		if !bytes.Equal(wantYAML, yamlText) {
+			t.Fatalf("step %d (%s): the YAML encoder's text differs from MarshalYAML's:\n%s\n%s", step, what, wantYAML, yamlText)
 		}
 		if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
 			t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)

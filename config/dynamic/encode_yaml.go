@@ -1,0 +1,274 @@
+package dynamic
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"reflect"
+	"slices"
+	"unicode"
+)
+
+// YAMLEncoder encodes configurations one after another as YAML, the text
+// MarshalYAML writes, keeping the text of each router, service and
+// certificate as JSONEncoder does, for the same reasons: MarshalYAML
+// takes 2 seconds and 1.8 GB at 10,000 services of 19 servers (the YAML
+// library keeps every event of a document until its end), and after a
+// change of one load balancer the encoder writes one service and copies
+// the rest. The routers and services are written entry by entry, each
+// encoded by MarshalYAML on its own and indented to its place, in the
+// order the YAML library gives the keys of a map (naturalLess). A
+// configuration must not be modified after it was encoded. The zero value
+// is ready; an encoder is not safe for concurrent use.
+type YAMLEncoder struct {
+	gen                             uint32
+	routers                         fragments[*Router]
+	services                        fragments[*Service]
+	certs                           fragments[*CertAndStores]
+	routersSection, servicesSection section
+	size                            int
+}
+
+// Encode returns the YAML text of c.
+func (e *YAMLEncoder) Encode(c *Configuration) ([]byte, error) {
+	if c == nil || c.HTTP == nil && c.TLS == nil {
+		return MarshalYAML(c)
+	}
+	if e.routers == nil {
+		e.routers = fragments[*Router]{}
+		e.services = fragments[*Service]{}
+		e.certs = fragments[*CertAndStores]{}
+	}
+	e.gen++
+	var out bytes.Buffer
+	out.Grow(e.size + e.size/8)
+	if err := e.configuration(&out, c); err != nil {
+		*e = YAMLEncoder{}
+		if errors.Is(err, errOddBreaks) {
+			return MarshalYAML(c)
+		}
+		return nil, err
+	}
+	e.routers.sweep(e.gen)
+	e.services.sweep(e.gen)
+	e.certs.sweep(e.gen)
+	e.size = out.Len()
+	return out.Bytes(), nil
+}
+
+func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
+	if h := c.HTTP; h != nil {
+		if len(h.Routers) == 0 && len(h.Services) == 0 && len(h.Middlewares) == 0 && len(h.ServersTransports) == 0 {
+			out.WriteString("http: {}\n")
+		} else {
+			out.WriteString("http:\n")
+			// The fields in the order the YAML library writes them.
+			if len(h.Middlewares) > 0 {
+				if err := yamlEntry(out, "middlewares", h.Middlewares, "  "); err != nil {
+					return err
+				}
+			}
+			if len(h.Routers) > 0 {
+				out.WriteString("  routers:\n")
+				if err := yamlSection(e.gen, out, &e.routersSection, h.Routers, e.routers); err != nil {
+					return err
+				}
+			}
+			if len(h.ServersTransports) > 0 {
+				if err := yamlEntry(out, "serversTransports", h.ServersTransports, "  "); err != nil {
+					return err
+				}
+			}
+			if len(h.Services) > 0 {
+				out.WriteString("  services:\n")
+				if err := yamlSection(e.gen, out, &e.servicesSection, h.Services, e.services); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if t := c.TLS; t != nil {
+		if len(t.Certificates) == 0 {
+			out.WriteString("tls: {}\n")
+			return nil
+		}
+		out.WriteString("tls:\n  certificates:\n")
+		for _, cert := range t.Certificates {
+			fr, ok := e.certs[cert]
+			if !ok {
+				start := out.Len()
+				if err := yamlItem(out, cert, "    "); err != nil {
+					return err
+				}
+				fr.text = slices.Clone(out.Bytes()[start:])
+			} else {
+				out.Write(fr.text)
+			}
+			fr.gen = e.gen
+			if cert != nil {
+				e.certs[cert] = fr
+			}
+		}
+	}
+	return nil
+}
+
+// yamlSection writes the entries of m at the fourth column, as
+// mapSection does for JSON.
+func yamlSection[T any](gen uint32, out *bytes.Buffer, last *section, m map[string]*T, texts fragments[*T]) error {
+	id := reflect.ValueOf(m)
+	if last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer() {
+		for _, v := range m {
+			if fr, ok := texts[v]; ok {
+				fr.gen = gen
+				texts[v] = fr
+			}
+		}
+		out.Write(last.text)
+		return nil
+	}
+	keys := last.keys
+	if len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok }) {
+		keys = slices.SortedFunc(maps.Keys(m), naturalCompare)
+	}
+	start := out.Len()
+	for _, k := range keys {
+		v := m[k]
+		fr, ok := texts[v]
+		if ok && fr.key == k && v != nil {
+			out.Write(fr.text)
+		} else {
+			from := out.Len()
+			if err := yamlEntry(out, k, v, "    "); err != nil {
+				return err
+			}
+			fr = fragment{key: k, text: slices.Clone(out.Bytes()[from:])}
+		}
+		if v != nil {
+			fr.gen = gen
+			texts[v] = fr
+		}
+	}
+	*last = section{m: id, keys: keys, text: out.Bytes()[start:out.Len():out.Len()]}
+	return nil
+}
+
+// yamlEntry writes key: v as MarshalYAML writes it, each line after indent.
+func yamlEntry(out *bytes.Buffer, key string, v any, indent string) error {
+	text, err := MarshalYAML(map[string]any{key: v})
+	if err != nil {
+		return err
+	}
+	if oddBreaks(text) {
+		return errOddBreaks
+	}
+	indentLines(out, text, indent)
+	return nil
+}
+
+// yamlItem writes v as an item of a list, each line after indent.
+func yamlItem(out *bytes.Buffer, v any, indent string) error {
+	text, err := MarshalYAML([]any{v})
+	if err != nil {
+		return err
+	}
+	if oddBreaks(text) {
+		return errOddBreaks
+	}
+	indentLines(out, text, indent)
+	return nil
+}
+
+// indentLines writes text with indent before each line that is not empty
+// (the YAML library writes the empty lines of a block scalar without
+// indentation, wherever the block is).
+func indentLines(out *bytes.Buffer, text []byte, indent string) {
+	for len(text) > 0 {
+		line, rest, _ := bytes.Cut(text, []byte{'\n'})
+		if len(line) > 0 {
+			out.WriteString(indent)
+			out.Write(line)
+		}
+		out.WriteByte('\n')
+		text = rest
+	}
+}
+
+// errOddBreaks says that a text holds a line break other than a newline
+// (next line, line or paragraph separator), which the YAML library writes
+// as it is in a quoted scalar and follows with an indentation that
+// depends on where the scalar is: such a configuration is written whole.
+var errOddBreaks = errors.New("a line break other than a newline")
+
+// oddBreaks says whether YAML text holds a next line, line separator or
+// paragraph separator.
+func oddBreaks(text []byte) bool {
+	return bytes.Contains(text, []byte("\u0085")) || bytes.Contains(text, []byte("\u2028")) || bytes.Contains(text, []byte("\u2029"))
+}
+
+// naturalCompare orders the keys of a map as the YAML library
+// (go.yaml.in/yaml/v3) writes them, which is not the order of bytes:
+// runs of digits compare as numbers ("r2" before "r10"), and where the
+// keys first differ, a letter comes before a digit or other character
+// when a digit came just before, after it otherwise.
+func naturalCompare(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case naturalLess(a, b):
+		return -1
+	default:
+		return 1
+	}
+}
+
+func naturalLess(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	afterDigit := false
+	n := min(len(ra), len(rb))
+	i := 0
+	for i < n && ra[i] == rb[i] {
+		afterDigit = unicode.IsDigit(ra[i])
+		i++
+	}
+	if i == n {
+		return len(ra) < len(rb)
+	}
+	x, y := ra[i], rb[i]
+	xLetter, yLetter := unicode.IsLetter(x), unicode.IsLetter(y)
+	switch {
+	case xLetter && yLetter:
+		return x < y
+	case xLetter != yLetter:
+		if afterDigit {
+			return xLetter
+		}
+		return yLetter
+	}
+	// Neither is a letter: the runs of digits from here, as numbers. A
+	// zero that continues a number that is not all zeros counts (the
+	// run 10 against 1x compares 10 with 1...).
+	var nx, ny int64
+	if x == '0' || y == '0' {
+		for j := i - 1; j >= 0 && unicode.IsDigit(ra[j]); j-- {
+			if ra[j] != '0' {
+				nx, ny = 1, 1
+				break
+			}
+		}
+	}
+	ex, ey := i, i
+	for ; ex < len(ra) && unicode.IsDigit(ra[ex]); ex++ {
+		nx = nx*10 + int64(ra[ex]-'0')
+	}
+	for ; ey < len(rb) && unicode.IsDigit(rb[ey]); ey++ {
+		ny = ny*10 + int64(rb[ey]-'0')
+	}
+	switch {
+	case nx != ny:
+		return nx < ny
+	case ex != ey:
+		return ex < ey
+	}
+	return x < y
+}

@@ -1,0 +1,133 @@
+package dynamic
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func checkEncodeYAML(t *testing.T, e *YAMLEncoder, c *Configuration) {
+	t.Helper()
+	want, err := MarshalYAML(c)
+	require.NoError(t, err)
+	got, err := e.Encode(c)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}
+
+func TestYAMLEncoderWritesWhatMarshalYAMLWrites(t *testing.T) {
+	var e YAMLEncoder
+	zero := 0
+	long := "default-app-" + strings.Repeat("a", 1100)
+	for _, c := range []*Configuration{
+		nil,
+		{},
+		{HTTP: &HTTPConfiguration{}},
+		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{}, Middlewares: map[string]*Middleware{}}},
+		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{
+			"a": nil, "é\u2028\"<": {Service: "x"}, "\xff": {Rule: "\xfe"}, long: {Priority: -2147483648, Service: "80"},
+			"r10": {Service: "true"}, "r2": {EntryPoints: []string{"web", "websecure"}}, "R2x": {},
+		}}},
+		{HTTP: &HTTPConfiguration{
+			Middlewares:       map[string]*Middleware{"m": {"headers": map[string]any{"b": 1, "a": "<"}}},
+			ServersTransports: map[string]*ServersTransport{"t": {ServerName: "s", InsecureSkipVerify: true}},
+			Services: map[string]*Service{"s": {LoadBalancer: &ServersLoadBalancer{
+				Servers: []Server{{URL: "http://[fd00::1]:80", Weight: &zero, Fenced: true}},
+			}}},
+		}},
+		{TLS: &TLSConfiguration{}},
+		{TLS: &TLSConfiguration{Certificates: []*CertAndStores{nil, {
+			Certificate: Certificate{CertFile: "-----BEGIN CERTIFICATE-----\nMIIB\n\n  indented\n-----END CERTIFICATE-----\n", KeyFile: "k"},
+			Stores:      []string{"default"},
+		}}}},
+		encoderTestConfiguration(50, 3),
+	} {
+		checkEncodeYAML(t, &e, c)
+		checkEncodeYAML(t, &e, c)
+		checkEncodeYAML(t, &YAMLEncoder{}, c)
+	}
+}
+
+func TestYAMLEncoderFollowsChanges(t *testing.T) {
+	var e YAMLEncoder
+	c := encoderTestConfiguration(100, 2)
+	checkEncodeYAML(t, &e, c)
+	next := &Configuration{HTTP: &HTTPConfiguration{Routers: c.HTTP.Routers, Services: maps.Clone(c.HTTP.Services)}}
+	lb := NewServersLoadBalancer()
+	lb.Servers = []Server{{URL: "http://10.9.9.9:8080"}}
+	next.HTTP.Services["ns-app-7"] = &Service{LoadBalancer: lb}
+	checkEncodeYAML(t, &e, next)
+	assert.Len(t, e.services, 100)
+	renamed := &Configuration{HTTP: &HTTPConfiguration{Routers: maps.Clone(next.HTTP.Routers), Services: next.HTTP.Services}}
+	renamed.HTTP.Routers["ns-app-3-renamed"] = renamed.HTTP.Routers["ns-app-3"]
+	delete(renamed.HTTP.Routers, "ns-app-3")
+	checkEncodeYAML(t, &e, renamed)
+	checkEncodeYAML(t, &e, c)
+}
+
+// yamlKeyOrder is the order the YAML library writes the keys in.
+func yamlKeyOrder(t *testing.T, keys []string) []string {
+	t.Helper()
+	m := map[string]int{}
+	for _, k := range keys {
+		m[k] = 0
+	}
+	text, err := yaml.Marshal(m)
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(text, &doc))
+	var order []string
+	content := doc.Content[0].Content
+	for i := 0; i < len(content); i += 2 {
+		order = append(order, content[i].Value)
+	}
+	return order
+}
+
+func TestNaturalCompareIsTheYAMLLibrarysOrder(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	// What names of routers and services are made of (letters, digits,
+	// dashes; Unicode letters and numbers), zeros and longer numbers.
+	alphabet := []string{"a", "b", "z", "A", "Z", "-", "0", "1", "2", "9", "00", "10", "007", "é", "ß", "²", "٣", "x1", "r"}
+	for round := range 300 {
+		set := map[string]bool{}
+		for range 2 + rnd.IntN(40) {
+			var b strings.Builder
+			for range rnd.IntN(6) {
+				b.WriteString(alphabet[rnd.IntN(len(alphabet))])
+			}
+			set[b.String()] = true
+		}
+		keys := slices.Collect(maps.Keys(set))
+		want := yamlKeyOrder(t, keys)
+		got := slices.SortedFunc(slices.Values(keys), naturalCompare)
+		require.Equal(t, want, got, "round %d", round)
+	}
+}
+
+// Keys and values with line breaks, quotes and control characters, at every
+// place a fragment is indented to: the text is MarshalYAML's.
+func TestYAMLEncoderOddCharacters(t *testing.T) {
+	odd := []string{"\u2028", "\u2029", "\u0085", "\r", "\r\n", "\n", "\n\n", " \n ", "\t", "\u2028\u2028", "a\u2028 b", "a\u2028\n", "#", ": ", "- x", "\"'", "\u00a0", "\ufeff", "\x00", "\x7f"}
+	for _, a := range odd {
+		for _, b := range odd {
+			key := "k" + a + "x" + b
+			c := &Configuration{HTTP: &HTTPConfiguration{Routers: map[string]*Router{
+				key:     {Rule: "r" + b + "y" + a, Service: a, EntryPoints: []string{b, a + b}},
+				"plain": {Rule: b},
+			}}, TLS: &TLSConfiguration{Certificates: []*CertAndStores{{Certificate: Certificate{CertFile: "-----\n" + a + "\nx" + b + "\n", KeyFile: a}}}}}
+			want, _ := MarshalYAML(c)
+			var e YAMLEncoder
+			got, err := e.Encode(c)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%q %q:\n%q\n%q", a, b, want, got)
+			}
+		}
+	}
+}
