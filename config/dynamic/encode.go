@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // JSONEncoder encodes configurations one after another as compact JSON:
@@ -17,20 +18,24 @@ import (
 // pointers of what did not change (as sliceway's does) and never modifies
 // a configuration it sent gets, after a change of one load balancer among
 // 10,000, the text of one service encoded and the rest copied, where
-// encoding/json writes all of it again (60 ms and 19 MB here). A
+// encoding/json writes all of it again (45 ms and 11.6 MB here). A
 // configuration must not be modified after it was encoded. The zero value
 // is ready; an encoder is not safe for concurrent use.
 type JSONEncoder struct {
-	gen      uint32
+	texts   textCache
+	scratch bytes.Buffer
+	enc     *json.Encoder
+}
+
+// textCache is what an encoder keeps of the configurations it encoded.
+type textCache struct {
+	gen      uint32 // of the current encoding
 	routers  fragments[*Router]
 	services fragments[*Service]
 	certs    fragments[*CertAndStores]
 	// The text of the last routers and services sections, and their maps.
 	routersSection, servicesSection section
 	size                            int // of the last text
-
-	scratch bytes.Buffer
-	enc     *json.Encoder
 }
 
 // fragments are the texts of values, by pointer, with the generation
@@ -45,8 +50,104 @@ type fragment struct {
 
 type section struct {
 	m    reflect.Value // the map, compared by identity
-	keys []string      // its keys, sorted
+	keys []string      // its keys, in order
 	text []byte
+}
+
+// begin starts an encoding: the buffer to write it in.
+func (c *textCache) begin() *bytes.Buffer {
+	if c.routers == nil {
+		c.routers = fragments[*Router]{}
+		c.services = fragments[*Service]{}
+		c.certs = fragments[*CertAndStores]{}
+	}
+	c.gen++
+	out := &bytes.Buffer{}
+	out.Grow(c.size + c.size/8)
+	return out
+}
+
+// end finishes an encoding: what it did not take is forgotten.
+func (c *textCache) end(out *bytes.Buffer) {
+	c.routers.sweep(c.gen)
+	c.services.sweep(c.gen)
+	c.certs.sweep(c.gen)
+	c.size = out.Len()
+}
+
+func (f fragments[T]) sweep(gen uint32) {
+	maps.DeleteFunc(f, func(_ T, fr fragment) bool { return fr.gen != gen })
+}
+
+// writeSection writes the entries of m, a map of routers or services, in
+// the order of cmp, sep between them: the text of the last section when m
+// is that very map, else the text of each entry kept by its value's
+// pointer (under the same key), or written by entry and kept.
+func writeSection[T any](gen uint32, out *bytes.Buffer, last *section, m map[string]*T, texts fragments[*T],
+	cmp func(a, b string) int, sep string, entry func(out *bytes.Buffer, key string, v *T) error) error {
+	id := reflect.ValueOf(m)
+	if last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer() {
+		// The same map: the same keys and pointers. Mark them as taken.
+		for _, v := range m {
+			if fr, ok := texts[v]; ok {
+				fr.gen = gen
+				texts[v] = fr
+			}
+		}
+		out.Write(last.text)
+		return nil
+	}
+	// Mostly a changed map has the keys of the last one (a load balancer
+	// replaced), and they need no sorting.
+	keys := last.keys
+	if len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok }) {
+		keys = slices.SortedFunc(maps.Keys(m), cmp)
+	}
+	start := out.Len()
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteString(sep)
+		}
+		v := m[k]
+		fr, ok := texts[v]
+		if ok && fr.key == k {
+			out.Write(fr.text)
+		} else {
+			from := out.Len()
+			if err := entry(out, k, v); err != nil {
+				return err
+			}
+			fr = fragment{key: k, text: slices.Clone(out.Bytes()[from:])}
+		}
+		if v != nil {
+			fr.gen = gen
+			texts[v] = fr
+		}
+	}
+	// The text is never written to once returned: the section can point
+	// into it.
+	*last = section{m: id, keys: keys, text: out.Bytes()[start:out.Len():out.Len()]}
+	return nil
+}
+
+// writeItem writes v, an item of a list: its text kept, or written by item
+// and kept.
+func writeItem[T any](gen uint32, out *bytes.Buffer, texts fragments[*T], v *T, item func(out *bytes.Buffer, v *T) error) error {
+	fr, ok := texts[v]
+	if ok {
+		out.Write(fr.text)
+	} else {
+		start := out.Len()
+		if err := item(out, v); err != nil {
+			return err
+		}
+		fr.text = slices.Clone(out.Bytes()[start:])
+	}
+	if v != nil {
+		fr.gen = gen
+		texts[v] = fr
+	}
+	return nil
 }
 
 // Encode returns the JSON text of c.
@@ -54,28 +155,16 @@ func (e *JSONEncoder) Encode(c *Configuration) ([]byte, error) {
 	if e.enc == nil {
 		e.enc = json.NewEncoder(&e.scratch)
 		e.enc.SetEscapeHTML(false)
-		e.routers = fragments[*Router]{}
-		e.services = fragments[*Service]{}
-		e.certs = fragments[*CertAndStores]{}
 	}
-	e.gen++
-	var out bytes.Buffer
-	out.Grow(e.size + e.size/8)
-	if err := e.configuration(&out, c); err != nil {
+	out := e.texts.begin()
+	if err := e.configuration(out, c); err != nil {
 		// Nothing kept can be wrong, but start afresh all the same.
 		*e = JSONEncoder{}
 		return nil, err
 	}
-	e.routers.sweep(e.gen)
-	e.services.sweep(e.gen)
-	e.certs.sweep(e.gen)
 	out.WriteByte('\n')
-	e.size = out.Len()
+	e.texts.end(out)
 	return out.Bytes(), nil
-}
-
-func (f fragments[T]) sweep(gen uint32) {
-	maps.DeleteFunc(f, func(_ T, fr fragment) bool { return fr.gen != gen })
 }
 
 func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
@@ -84,16 +173,14 @@ func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 		return nil
 	}
 	out.WriteByte('{')
-	first := true
 	if c.HTTP != nil {
-		first = false
 		out.WriteString(`"http":`)
 		if err := e.http(out, c.HTTP); err != nil {
 			return err
 		}
 	}
 	if c.TLS != nil {
-		if !first {
+		if c.HTTP != nil {
 			out.WriteByte(',')
 		}
 		out.WriteString(`"tls":{`)
@@ -103,7 +190,7 @@ func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 				if i > 0 {
 					out.WriteByte(',')
 				}
-				if err := take(e, out, e.certs, cert); err != nil {
+				if err := writeItem(e.texts.gen, out, e.texts.certs, cert, writeValue[*CertAndStores](e)); err != nil {
 					return err
 				}
 			}
@@ -126,16 +213,18 @@ func (e *JSONEncoder) http(out *bytes.Buffer, h *HTTPConfiguration) error {
 		out.WriteString(name)
 	}
 	if len(h.Routers) > 0 {
-		field(`"routers":`)
-		if err := mapSection(e, out, &e.routersSection, h.Routers, e.routers); err != nil {
+		field(`"routers":{`)
+		if err := writeSection(e.texts.gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, jsonKeyOrder, ",", writeEntry[Router](e)); err != nil {
 			return err
 		}
+		out.WriteByte('}')
 	}
 	if len(h.Services) > 0 {
-		field(`"services":`)
-		if err := mapSection(e, out, &e.servicesSection, h.Services, e.services); err != nil {
+		field(`"services":{`)
+		if err := writeSection(e.texts.gen, out, &e.texts.servicesSection, h.Services, e.texts.services, jsonKeyOrder, ",", writeEntry[Service](e)); err != nil {
 			return err
 		}
+		out.WriteByte('}')
 	}
 	if len(h.Middlewares) > 0 {
 		field(`"middlewares":`)
@@ -153,85 +242,23 @@ func (e *JSONEncoder) http(out *bytes.Buffer, h *HTTPConfiguration) error {
 	return nil
 }
 
-// mapSection writes m, a map of routers or services, keys sorted: the text
-// of the last one when m is that very map, else the text of each entry
-// kept by its value's pointer (under the same key), or encoded.
-func mapSection[T any](e *JSONEncoder, out *bytes.Buffer, last *section, m map[string]*T, texts fragments[*T]) error {
-	id := reflect.ValueOf(m)
-	if last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer() {
-		// The same map: the same keys and pointers. Mark them as taken.
-		for _, v := range m {
-			if fr, ok := texts[v]; ok {
-				fr.gen = e.gen
-				texts[v] = fr
-			}
-		}
-		out.Write(last.text)
-		return nil
-	}
-	// Mostly a changed map has the keys of the last one (a load balancer
-	// replaced), and they need no sorting.
-	keys := last.keys
-	if len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok }) {
-		keys = slices.Sorted(maps.Keys(m))
-	}
-	start := out.Len()
-	out.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		v := m[k]
-		if v == nil {
-			if err := e.value(out, k); err != nil {
-				return err
-			}
-			out.WriteString(":null")
-			continue
-		}
-		fr, ok := texts[v]
-		if ok && fr.key == k {
-			out.Write(fr.text)
-		} else {
-			from := out.Len()
-			if err := e.value(out, k); err != nil {
-				return err
-			}
-			out.WriteByte(':')
-			if err := e.value(out, v); err != nil {
-				return err
-			}
-			fr = fragment{key: k, text: slices.Clone(out.Bytes()[from:])}
-		}
-		fr.gen = e.gen
-		texts[v] = fr
-	}
-	out.WriteByte('}')
-	// The text is never written to once returned: the section can point
-	// into it.
-	*last = section{m: id, keys: keys, text: out.Bytes()[start:out.Len():out.Len()]}
-	return nil
-}
+// jsonKeyOrder is the order of the keys of a map in encoding/json's text.
+func jsonKeyOrder(a, b string) int { return strings.Compare(a, b) }
 
-// take writes the text of v, an element of a list: kept, or encoded and kept.
-func take[T any](e *JSONEncoder, out *bytes.Buffer, texts fragments[*T], v *T) error {
-	if v == nil {
-		out.WriteString("null")
-		return nil
-	}
-	fr, ok := texts[v]
-	if !ok {
-		start := out.Len()
-		if err := e.value(out, v); err != nil {
+// writeEntry writes "key":value.
+func writeEntry[T any](e *JSONEncoder) func(out *bytes.Buffer, key string, v *T) error {
+	return func(out *bytes.Buffer, key string, v *T) error {
+		if err := e.value(out, key); err != nil {
 			return err
 		}
-		fr.text = slices.Clone(out.Bytes()[start:])
-	} else {
-		out.Write(fr.text)
+		out.WriteByte(':')
+		return e.value(out, v)
 	}
-	fr.gen = e.gen
-	texts[v] = fr
-	return nil
+}
+
+// writeValue writes v.
+func writeValue[T any](e *JSONEncoder) func(out *bytes.Buffer, v T) error {
+	return func(out *bytes.Buffer, v T) error { return e.value(out, v) }
 }
 
 // value writes v as encoding/json does, without the newline.

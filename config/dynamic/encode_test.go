@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,15 +45,21 @@ func encoderTestConfiguration(n, servers int) *Configuration {
 	return c
 }
 
-func TestJSONEncoderWritesWhatEncodingJSONWrites(t *testing.T) {
-	var e JSONEncoder
+// encoderEdgeCases are configurations with what an encoder could get
+// wrong: nothing, empty maps, nil values, keys that need escapes or are
+// long, invalid UTF-8, middlewares, transports, certificates.
+func encoderEdgeCases() []*Configuration {
 	zero := 0
-	for _, c := range []*Configuration{
+	long := "default-app-" + strings.Repeat("a", 1100)
+	return []*Configuration{
 		nil,
 		{},
 		{HTTP: &HTTPConfiguration{}},
 		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{}, Middlewares: map[string]*Middleware{}}},
-		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{"a": nil, "é\u2028\"<": {Service: "x"}, "\xff": {Rule: "\xfe"}}}},
+		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{
+			"a": nil, "é\u2028\"<": {Service: "x"}, "\xff": {Rule: "\xfe"}, long: {Priority: -2147483648, Service: "80"},
+			"r10": {Service: "true"}, "r2": {EntryPoints: []string{"web", "websecure"}}, "R2x": {},
+		}}},
 		{HTTP: &HTTPConfiguration{
 			Middlewares:       map[string]*Middleware{"m": {"headers": map[string]any{"b": 1, "a": "<"}}},
 			ServersTransports: map[string]*ServersTransport{"t": {ServerName: "s", InsecureSkipVerify: true}},
@@ -61,42 +68,54 @@ func TestJSONEncoderWritesWhatEncodingJSONWrites(t *testing.T) {
 			}}},
 		}},
 		{TLS: &TLSConfiguration{}},
-		{TLS: &TLSConfiguration{Certificates: []*CertAndStores{nil, {Certificate: Certificate{CertFile: "-----BEGIN\n<x>\n", KeyFile: "k"}, Stores: []string{"default"}}}}},
+		{TLS: &TLSConfiguration{Certificates: []*CertAndStores{nil, {
+			Certificate: Certificate{CertFile: "-----BEGIN CERTIFICATE-----\nMIIB<x>\n\n  indented\n-----END CERTIFICATE-----\n", KeyFile: "k"},
+			Stores:      []string{"default"},
+		}}}},
 		encoderTestConfiguration(50, 3),
-	} {
+	}
+}
+
+func TestJSONEncoderWritesWhatEncodingJSONWrites(t *testing.T) {
+	var e JSONEncoder
+	for _, c := range encoderEdgeCases() {
 		checkEncode(t, &e, c)
 		checkEncode(t, &e, c) // all of it kept
 		checkEncode(t, &JSONEncoder{}, c)
 	}
 }
 
-// The configurations a provider sends one after another share what did not
-// change; what changed is new. The encoder writes each as a whole encoding
-// would, and keeps only the texts of the last one.
-func TestJSONEncoderFollowsChanges(t *testing.T) {
-	var e JSONEncoder
+// followChanges gives check the configurations a provider sends one after
+// another: they share what did not change; what changed is new. texts is
+// what the encoder keeps, which must be only what the last one holds.
+func followChanges(t *testing.T, texts *textCache, check func(*Configuration)) {
 	c := encoderTestConfiguration(100, 2)
-	checkEncode(t, &e, c)
+	check(c)
 
 	// A load balancer changed: a new services map, the routers map shared.
 	next := &Configuration{HTTP: &HTTPConfiguration{Routers: c.HTTP.Routers, Services: maps.Clone(c.HTTP.Services)}}
 	lb := NewServersLoadBalancer()
 	lb.Servers = []Server{{URL: "http://10.9.9.9:8080"}}
 	next.HTTP.Services["ns-app-7"] = &Service{LoadBalancer: lb}
-	checkEncode(t, &e, next)
-	assert.Len(t, e.services, 100, "the replaced service's text is dropped")
+	check(next)
+	assert.Len(t, texts.services, 100, "the replaced service's text is dropped")
 
 	// A router renamed: the same pointer under another key.
 	renamed := &Configuration{HTTP: &HTTPConfiguration{Routers: maps.Clone(next.HTTP.Routers), Services: next.HTTP.Services}}
-	renamed.HTTP.Routers["zz-renamed"] = renamed.HTTP.Routers["ns-app-3"]
+	renamed.HTTP.Routers["ns-app-3-renamed"] = renamed.HTTP.Routers["ns-app-3"]
 	delete(renamed.HTTP.Routers, "ns-app-3")
-	checkEncode(t, &e, renamed)
+	check(renamed)
 
 	// Back to the first configuration: its texts were dropped, and are
 	// written again.
-	checkEncode(t, &e, c)
-	assert.Len(t, e.routers, 100)
-	assert.Len(t, e.services, 100)
+	check(c)
+	assert.Len(t, texts.routers, 100)
+	assert.Len(t, texts.services, 100)
+}
+
+func TestJSONEncoderFollowsChanges(t *testing.T) {
+	var e JSONEncoder
+	followChanges(t, &e.texts, func(c *Configuration) { checkEncode(t, &e, c) })
 }
 
 // The encoder writes the fields of these types itself: a field added to
@@ -133,9 +152,15 @@ func BenchmarkJSONEncodeFull(b *testing.B) {
 }
 
 func BenchmarkJSONEncoderAfterOneChange(b *testing.B) {
-	c := encoderTestConfiguration(10000, 19)
 	var e JSONEncoder
-	if _, err := e.Encode(c); err != nil {
+	benchAfterOneChange(b, e.Encode)
+}
+
+// benchAfterOneChange encodes, after the configuration before, one in
+// which a load balancer changed.
+func benchAfterOneChange(b *testing.B, encode func(*Configuration) ([]byte, error)) {
+	c := encoderTestConfiguration(10000, 19)
+	if _, err := encode(c); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -147,7 +172,7 @@ func BenchmarkJSONEncoderAfterOneChange(b *testing.B) {
 		lb.Servers = []Server{{URL: fmt.Sprintf("http://10.9.9.%d:8080", i%250)}}
 		next.HTTP.Services[fmt.Sprintf("ns-app-%d", i%10000)] = &Service{LoadBalancer: lb}
 		b.StartTimer()
-		if _, err := e.Encode(next); err != nil {
+		if _, err := encode(next); err != nil {
 			b.Fatal(err)
 		}
 		c, i = next, i+1
@@ -167,25 +192,8 @@ func BenchmarkMarshalYAMLFull(b *testing.B) {
 }
 
 func BenchmarkYAMLEncoderAfterOneChange(b *testing.B) {
-	c := encoderTestConfiguration(10000, 19)
 	var e YAMLEncoder
-	if _, err := e.Encode(c); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		next := &Configuration{HTTP: &HTTPConfiguration{Routers: c.HTTP.Routers, Services: maps.Clone(c.HTTP.Services)}}
-		lb := NewServersLoadBalancer()
-		lb.Servers = []Server{{URL: fmt.Sprintf("http://10.9.9.%d:8080", i%250)}}
-		next.HTTP.Services[fmt.Sprintf("ns-app-%d", i%10000)] = &Service{LoadBalancer: lb}
-		b.StartTimer()
-		if _, err := e.Encode(next); err != nil {
-			b.Fatal(err)
-		}
-		c, i = next, i+1
-	}
+	benchAfterOneChange(b, e.Encode)
 }
 
 func BenchmarkYAMLEncoderFirst(b *testing.B) {

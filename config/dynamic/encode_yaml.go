@@ -3,9 +3,6 @@ package dynamic
 import (
 	"bytes"
 	"errors"
-	"maps"
-	"reflect"
-	"slices"
 	"unicode"
 )
 
@@ -17,16 +14,11 @@ import (
 // change of one load balancer the encoder writes one service and copies
 // the rest. The routers and services are written entry by entry, each
 // encoded by MarshalYAML on its own and indented to its place, in the
-// order the YAML library gives the keys of a map (naturalLess). A
+// order the YAML library gives the keys of a map (yamlKeyCompare). A
 // configuration must not be modified after it was encoded. The zero value
 // is ready; an encoder is not safe for concurrent use.
 type YAMLEncoder struct {
-	gen                             uint32
-	routers                         fragments[*Router]
-	services                        fragments[*Service]
-	certs                           fragments[*CertAndStores]
-	routersSection, servicesSection section
-	size                            int
+	texts textCache
 }
 
 // Encode returns the YAML text of c.
@@ -34,54 +26,45 @@ func (e *YAMLEncoder) Encode(c *Configuration) ([]byte, error) {
 	if c == nil || c.HTTP == nil && c.TLS == nil {
 		return MarshalYAML(c)
 	}
-	if e.routers == nil {
-		e.routers = fragments[*Router]{}
-		e.services = fragments[*Service]{}
-		e.certs = fragments[*CertAndStores]{}
-	}
-	e.gen++
-	var out bytes.Buffer
-	out.Grow(e.size + e.size/8)
-	if err := e.configuration(&out, c); err != nil {
+	out := e.texts.begin()
+	if err := e.configuration(out, c); err != nil {
 		*e = YAMLEncoder{}
 		if errors.Is(err, errOddBreaks) {
 			return MarshalYAML(c)
 		}
 		return nil, err
 	}
-	e.routers.sweep(e.gen)
-	e.services.sweep(e.gen)
-	e.certs.sweep(e.gen)
-	e.size = out.Len()
+	e.texts.end(out)
 	return out.Bytes(), nil
 }
 
 func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
+	gen := e.texts.gen
 	if h := c.HTTP; h != nil {
 		if len(h.Routers) == 0 && len(h.Services) == 0 && len(h.Middlewares) == 0 && len(h.ServersTransports) == 0 {
 			out.WriteString("http: {}\n")
 		} else {
 			out.WriteString("http:\n")
 			// The fields in the order the YAML library writes them.
-			if len(h.Middlewares) > 0 {
-				if err := yamlEntry(out, "middlewares", h.Middlewares, "  "); err != nil {
-					return err
+			for _, f := range []struct {
+				present bool
+				write   func() error
+			}{
+				{len(h.Middlewares) > 0, func() error { return yamlEntry(out, "middlewares", h.Middlewares, "  ") }},
+				{len(h.Routers) > 0, func() error {
+					out.WriteString("  routers:\n")
+					return writeSection(gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, yamlKeyCompare, "", yamlSectionEntry[Router])
+				}},
+				{len(h.ServersTransports) > 0, func() error { return yamlEntry(out, "serversTransports", h.ServersTransports, "  ") }},
+				{len(h.Services) > 0, func() error {
+					out.WriteString("  services:\n")
+					return writeSection(gen, out, &e.texts.servicesSection, h.Services, e.texts.services, yamlKeyCompare, "", yamlSectionEntry[Service])
+				}},
+			} {
+				if !f.present {
+					continue
 				}
-			}
-			if len(h.Routers) > 0 {
-				out.WriteString("  routers:\n")
-				if err := yamlSection(e.gen, out, &e.routersSection, h.Routers, e.routers); err != nil {
-					return err
-				}
-			}
-			if len(h.ServersTransports) > 0 {
-				if err := yamlEntry(out, "serversTransports", h.ServersTransports, "  "); err != nil {
-					return err
-				}
-			}
-			if len(h.Services) > 0 {
-				out.WriteString("  services:\n")
-				if err := yamlSection(e.gen, out, &e.servicesSection, h.Services, e.services); err != nil {
+				if err := f.write(); err != nil {
 					return err
 				}
 			}
@@ -94,63 +77,22 @@ func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 		}
 		out.WriteString("tls:\n  certificates:\n")
 		for _, cert := range t.Certificates {
-			fr, ok := e.certs[cert]
-			if !ok {
-				start := out.Len()
-				if err := yamlItem(out, cert, "    "); err != nil {
-					return err
-				}
-				fr.text = slices.Clone(out.Bytes()[start:])
-			} else {
-				out.Write(fr.text)
-			}
-			fr.gen = e.gen
-			if cert != nil {
-				e.certs[cert] = fr
+			if err := writeItem(gen, out, e.texts.certs, cert, yamlListItem); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// yamlSection writes the entries of m at the fourth column, as
-// mapSection does for JSON.
-func yamlSection[T any](gen uint32, out *bytes.Buffer, last *section, m map[string]*T, texts fragments[*T]) error {
-	id := reflect.ValueOf(m)
-	if last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer() {
-		for _, v := range m {
-			if fr, ok := texts[v]; ok {
-				fr.gen = gen
-				texts[v] = fr
-			}
-		}
-		out.Write(last.text)
-		return nil
-	}
-	keys := last.keys
-	if len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok }) {
-		keys = slices.SortedFunc(maps.Keys(m), naturalCompare)
-	}
-	start := out.Len()
-	for _, k := range keys {
-		v := m[k]
-		fr, ok := texts[v]
-		if ok && fr.key == k && v != nil {
-			out.Write(fr.text)
-		} else {
-			from := out.Len()
-			if err := yamlEntry(out, k, v, "    "); err != nil {
-				return err
-			}
-			fr = fragment{key: k, text: slices.Clone(out.Bytes()[from:])}
-		}
-		if v != nil {
-			fr.gen = gen
-			texts[v] = fr
-		}
-	}
-	*last = section{m: id, keys: keys, text: out.Bytes()[start:out.Len():out.Len()]}
-	return nil
+// yamlSectionEntry writes an entry of the routers or services.
+func yamlSectionEntry[T any](out *bytes.Buffer, key string, v *T) error {
+	return yamlEntry(out, key, v, "    ")
+}
+
+// yamlListItem writes a certificate of the list.
+func yamlListItem(out *bytes.Buffer, cert *CertAndStores) error {
+	return yamlItem(out, cert, "    ")
 }
 
 // yamlEntry writes key: v as MarshalYAML writes it, each line after indent.
@@ -206,23 +148,23 @@ func oddBreaks(text []byte) bool {
 	return bytes.Contains(text, []byte("\u0085")) || bytes.Contains(text, []byte("\u2028")) || bytes.Contains(text, []byte("\u2029"))
 }
 
-// naturalCompare orders the keys of a map as the YAML library
+// yamlKeyCompare orders the keys of a map as the YAML library
 // (go.yaml.in/yaml/v3) writes them, which is not the order of bytes:
 // runs of digits compare as numbers ("r2" before "r10"), and where the
 // keys first differ, a letter comes before a digit or other character
 // when a digit came just before, after it otherwise.
-func naturalCompare(a, b string) int {
+func yamlKeyCompare(a, b string) int {
 	switch {
 	case a == b:
 		return 0
-	case naturalLess(a, b):
+	case yamlKeyLess(a, b):
 		return -1
 	default:
 		return 1
 	}
 }
 
-func naturalLess(a, b string) bool {
+func yamlKeyLess(a, b string) bool {
 	ra, rb := []rune(a), []rune(b)
 	afterDigit := false
 	n := min(len(ra), len(rb))

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -23,31 +22,7 @@ func checkEncodeYAML(t *testing.T, e *YAMLEncoder, c *Configuration) {
 
 func TestYAMLEncoderWritesWhatMarshalYAMLWrites(t *testing.T) {
 	var e YAMLEncoder
-	zero := 0
-	long := "default-app-" + strings.Repeat("a", 1100)
-	for _, c := range []*Configuration{
-		nil,
-		{},
-		{HTTP: &HTTPConfiguration{}},
-		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{}, Middlewares: map[string]*Middleware{}}},
-		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{
-			"a": nil, "é\u2028\"<": {Service: "x"}, "\xff": {Rule: "\xfe"}, long: {Priority: -2147483648, Service: "80"},
-			"r10": {Service: "true"}, "r2": {EntryPoints: []string{"web", "websecure"}}, "R2x": {},
-		}}},
-		{HTTP: &HTTPConfiguration{
-			Middlewares:       map[string]*Middleware{"m": {"headers": map[string]any{"b": 1, "a": "<"}}},
-			ServersTransports: map[string]*ServersTransport{"t": {ServerName: "s", InsecureSkipVerify: true}},
-			Services: map[string]*Service{"s": {LoadBalancer: &ServersLoadBalancer{
-				Servers: []Server{{URL: "http://[fd00::1]:80", Weight: &zero, Fenced: true}},
-			}}},
-		}},
-		{TLS: &TLSConfiguration{}},
-		{TLS: &TLSConfiguration{Certificates: []*CertAndStores{nil, {
-			Certificate: Certificate{CertFile: "-----BEGIN CERTIFICATE-----\nMIIB\n\n  indented\n-----END CERTIFICATE-----\n", KeyFile: "k"},
-			Stores:      []string{"default"},
-		}}}},
-		encoderTestConfiguration(50, 3),
-	} {
+	for _, c := range encoderEdgeCases() {
 		checkEncodeYAML(t, &e, c)
 		checkEncodeYAML(t, &e, c)
 		checkEncodeYAML(t, &YAMLEncoder{}, c)
@@ -56,19 +31,7 @@ func TestYAMLEncoderWritesWhatMarshalYAMLWrites(t *testing.T) {
 
 func TestYAMLEncoderFollowsChanges(t *testing.T) {
 	var e YAMLEncoder
-	c := encoderTestConfiguration(100, 2)
-	checkEncodeYAML(t, &e, c)
-	next := &Configuration{HTTP: &HTTPConfiguration{Routers: c.HTTP.Routers, Services: maps.Clone(c.HTTP.Services)}}
-	lb := NewServersLoadBalancer()
-	lb.Servers = []Server{{URL: "http://10.9.9.9:8080"}}
-	next.HTTP.Services["ns-app-7"] = &Service{LoadBalancer: lb}
-	checkEncodeYAML(t, &e, next)
-	assert.Len(t, e.services, 100)
-	renamed := &Configuration{HTTP: &HTTPConfiguration{Routers: maps.Clone(next.HTTP.Routers), Services: next.HTTP.Services}}
-	renamed.HTTP.Routers["ns-app-3-renamed"] = renamed.HTTP.Routers["ns-app-3"]
-	delete(renamed.HTTP.Routers, "ns-app-3")
-	checkEncodeYAML(t, &e, renamed)
-	checkEncodeYAML(t, &e, c)
+	followChanges(t, &e.texts, func(c *Configuration) { checkEncodeYAML(t, &e, c) })
 }
 
 // yamlKeyOrder is the order the YAML library writes the keys in.
@@ -90,7 +53,7 @@ func yamlKeyOrder(t *testing.T, keys []string) []string {
 	return order
 }
 
-func TestNaturalCompareIsTheYAMLLibrarysOrder(t *testing.T) {
+func TestYAMLKeyCompareIsTheYAMLLibrarysOrder(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	// What names of routers and services are made of (letters, digits,
 	// dashes; Unicode letters and numbers), zeros and longer numbers.
@@ -106,7 +69,7 @@ func TestNaturalCompareIsTheYAMLLibrarysOrder(t *testing.T) {
 		}
 		keys := slices.Collect(maps.Keys(set))
 		want := yamlKeyOrder(t, keys)
-		got := slices.SortedFunc(slices.Values(keys), naturalCompare)
+		got := slices.SortedFunc(slices.Values(keys), yamlKeyCompare)
 		require.Equal(t, want, got, "round %d", round)
 	}
 }

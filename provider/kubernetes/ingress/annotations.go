@@ -332,10 +332,9 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 // and never modified (translation copies what it takes of it). The sets
 // seen last are kept, two generations of maxAnnotationSets.
 type annotationMemo[T any] struct {
-	mu      sync.Mutex
-	current map[string]annotationResult[T]
-	older   map[string]annotationResult[T]
-	parsed  int // sets decoded so far, for tests
+	mu     sync.Mutex
+	sets   generations[string, annotationResult[T]]
+	parsed int // sets decoded so far, for tests
 }
 
 type annotationResult[T any] struct {
@@ -354,12 +353,7 @@ func (m *annotationMemo[T]) parse(annotations map[string]string, parse func(map[
 	}
 	key := annotationKey(annotations)
 	m.mu.Lock()
-	r, ok := m.current[key]
-	if !ok {
-		if r, ok = m.older[key]; ok {
-			m.remember(key, r)
-		}
-	}
+	r, ok := m.sets.get(key, maxAnnotationSets)
 	m.mu.Unlock()
 	if ok {
 		return r.value, r.err
@@ -367,16 +361,9 @@ func (m *annotationMemo[T]) parse(annotations map[string]string, parse func(map[
 	r.value, r.err = parse(annotations)
 	m.mu.Lock()
 	m.parsed++
-	m.remember(key, r)
+	m.sets.put(key, r, maxAnnotationSets)
 	m.mu.Unlock()
 	return r.value, r.err
-}
-
-func (m *annotationMemo[T]) remember(key string, r annotationResult[T]) {
-	if m.current == nil || len(m.current) >= maxAnnotationSets {
-		m.older, m.current = m.current, make(map[string]annotationResult[T])
-	}
-	m.current[key] = r
 }
 
 // annotationKey is the provider's annotations of an object, in the order

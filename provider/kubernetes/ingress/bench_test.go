@@ -100,19 +100,8 @@ func syncedClient(b *testing.B, cs kubernetes.Interface, opts ClientOptions) *Cl
 // BenchmarkRenderFull renders the whole configuration from synced caches.
 func BenchmarkRenderFull(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		client := syncedClient(b, benchClientset(b, services), ClientOptions{})
-		opts := benchOptions()
-		conf := Translate(client.Snapshot(), opts).Configuration
-		if len(conf.HTTP.Routers) < services {
-			b.Fatalf("%d routers for %d services", len(conf.HTTP.Routers), services)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			Translate(client.Snapshot(), opts)
-		}
-		reportPerService(b, services)
-		reportSize(b, conf)
+		res := benchTranslate(b, benchClientset(b, services), services)
+		reportSize(b, res.Configuration)
 	})
 }
 
@@ -147,19 +136,10 @@ func BenchmarkRenderFullAnnotated(b *testing.B) {
 		if services == 0 {
 			b.Skip("needs the generated cluster; give the manifests to BenchmarkRenderFull")
 		}
-		cs := benchClientsetOf(b, clustergen.WithAnnotations(clustergen.Cluster(services, benchEndpoints)))
-		client := syncedClient(b, cs, ClientOptions{})
-		opts := benchOptions()
-		res := Translate(client.Snapshot(), opts)
-		if len(res.Configuration.HTTP.Routers) < services || len(res.Errors) > 0 {
-			b.Fatalf("%d routers, %d errors for %d services", len(res.Configuration.HTTP.Routers), len(res.Errors), services)
+		res := benchTranslate(b, benchClientsetOf(b, clustergen.WithAnnotations(clustergen.Cluster(services, benchEndpoints))), services)
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors[0])
 		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			Translate(client.Snapshot(), opts)
-		}
-		reportPerService(b, services)
 	})
 }
 
@@ -172,20 +152,30 @@ func BenchmarkRenderFullTLS(b *testing.B) {
 		if services == 0 {
 			b.Skip("needs the generated cluster; give the manifests to BenchmarkRenderFull")
 		}
-		client := syncedClient(b, benchTLSClientset(b, services), ClientOptions{})
-		opts := benchOptions()
-		res := Translate(client.Snapshot(), opts)
-		if len(res.Configuration.HTTP.Routers) < services || res.Configuration.TLS == nil ||
-			len(res.Configuration.TLS.Certificates) != services || len(res.Errors) > 0 {
-			b.Fatalf("%d routers, %d errors for %d services", len(res.Configuration.HTTP.Routers), len(res.Errors), services)
+		res := benchTranslate(b, benchTLSClientset(b, services), services)
+		if len(res.Errors) > 0 || res.Configuration.TLS == nil || len(res.Configuration.TLS.Certificates) != services {
+			b.Fatalf("not a certificate for each of %d services, or errors: %v", services, res.Errors)
 		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			Translate(client.Snapshot(), opts)
-		}
-		reportPerService(b, services)
 	})
+}
+
+// benchTranslate times Translate on the synced caches of cs, the options
+// of one provider for every render, and returns the first result, which
+// must have a router for each service.
+func benchTranslate(b *testing.B, cs kubernetes.Interface, services int) *Result {
+	client := syncedClient(b, cs, ClientOptions{})
+	opts := benchOptions()
+	res := Translate(client.Snapshot(), opts)
+	if len(res.Configuration.HTTP.Routers) < services {
+		b.Fatalf("%d routers for %d services", len(res.Configuration.HTTP.Routers), services)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		Translate(client.Snapshot(), opts)
+	}
+	reportPerService(b, services)
+	return res
 }
 
 // BenchmarkRenderFirstTLS is the first render of a provider on the same

@@ -66,8 +66,7 @@ func hasPEMBlock(data []byte, want func(string) bool) bool {
 type certMemo struct {
 	mu      sync.Mutex
 	secrets map[string]*certCheck // namespace/name of the Secret
-	current map[[sha256.Size]byte]error
-	older   map[[sha256.Size]byte]error
+	sums    generations[[sha256.Size]byte, error]
 	parsed  int // pairs parsed so far, for tests
 }
 
@@ -98,12 +97,7 @@ func (m *certMemo) check(id string, secret *corev1.Secret) (*dynamic.CertAndStor
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
 	m.mu.Lock()
-	err, ok := m.current[sum]
-	if !ok {
-		if err, ok = m.older[sum]; ok {
-			m.remember(sum, err)
-		}
-	}
+	err, ok := m.sums.get(sum, maxMemo)
 	m.mu.Unlock()
 	c := &certCheck{crt: crt, key: key, err: err}
 	switch {
@@ -116,7 +110,7 @@ func (m *certMemo) check(id string, secret *corev1.Secret) (*dynamic.CertAndStor
 	m.mu.Lock()
 	if !ok {
 		m.parsed++
-		m.remember(sum, c.err)
+		m.sums.put(sum, c.err, maxMemo)
 	}
 	if m.secrets == nil {
 		m.secrets = map[string]*certCheck{}
@@ -143,13 +137,6 @@ func (c *certCheck) holds(crt, key []byte) bool {
 // sameBytes says whether a and b are the same bytes in memory.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-func (m *certMemo) remember(sum [sha256.Size]byte, err error) {
-	if m.current == nil || len(m.current) >= maxMemo {
-		m.older, m.current = m.current, make(map[[sha256.Size]byte]error)
-	}
-	m.current[sum] = err
 }
 
 // prune forgets the Secrets that are not in use (inUse is keyed by

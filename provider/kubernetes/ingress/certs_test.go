@@ -127,3 +127,22 @@ func TestFullRenderParsesNoCertificateAgain(t *testing.T) {
 		assert.Same(t, first.Configuration.TLS.Certificates[i], c)
 	}
 }
+
+func TestGenerationsKeepWhatWasUsedLately(t *testing.T) {
+	var g generations[int, string]
+	for i := range 5 {
+		g.put(i, fmt.Sprint(i), 2)
+	}
+	// Generations of two: {0, 1} went when {4} began; {2, 3} is the older.
+	_, ok := g.get(0, 2)
+	assert.False(t, ok)
+	v, ok := g.get(2, 2)
+	assert.True(t, ok)
+	assert.Equal(t, "2", v)
+	// Taking 2 made it current again: it outlives 3.
+	g.put(5, "5", 2)
+	_, ok = g.get(3, 2)
+	assert.False(t, ok)
+	_, ok = g.get(2, 2)
+	assert.True(t, ok)
+}
