@@ -97,20 +97,17 @@ func yamlListItem(out *bytes.Buffer, cert *CertAndStores) error {
 
 // yamlEntry writes key: v as MarshalYAML writes it, each line after indent.
 func yamlEntry(out *bytes.Buffer, key string, v any, indent string) error {
-	text, err := MarshalYAML(map[string]any{key: v})
-	if err != nil {
-		return err
-	}
-	if oddBreaks(text) {
-		return errOddBreaks
-	}
-	indentLines(out, text, indent)
-	return nil
+	return yamlIndented(out, map[string]any{key: v}, indent)
 }
 
 // yamlItem writes v as an item of a list, each line after indent.
 func yamlItem(out *bytes.Buffer, v any, indent string) error {
-	text, err := MarshalYAML([]any{v})
+	return yamlIndented(out, []any{v}, indent)
+}
+
+// yamlIndented writes MarshalYAML's text of v, each line after indent.
+func yamlIndented(out *bytes.Buffer, v any, indent string) error {
+	text, err := MarshalYAML(v)
 	if err != nil {
 		return err
 	}
