@@ -13,8 +13,8 @@ import (
 // the text encoding/json writes with HTML escaping off (keys sorted, a
 // newline after). It keeps the text of each router, service and
 // certificate, and takes it again for the very same pointer in the next
-// configuration; it keeps the text of the routers and services sections
-// too, and takes it again for the very same map. A provider that keeps the
+// configuration, and the order of the keys of the routers and services
+// maps, sorted again only when they change. A provider that keeps the
 // pointers of what did not change (as sliceway's does) and never modifies
 // a configuration it sent gets, after a change of one load balancer among
 // 10,000, the text of one service encoded and the rest copied, where
@@ -33,7 +33,7 @@ type textCache struct {
 	routers  fragments[*Router]
 	services fragments[*Service]
 	certs    fragments[*CertAndStores]
-	// The text of the last routers and services sections, and their maps.
+	// The last routers and services maps, and their keys in order.
 	routersSection, servicesSection section
 	size                            int // of the last text
 }
@@ -51,7 +51,6 @@ type fragment struct {
 type section struct {
 	m    reflect.Value // the map, compared by identity
 	keys []string      // its keys, in order
-	text []byte
 }
 
 // begin starts an encoding: the buffer to write it in.
@@ -80,30 +79,19 @@ func (f fragments[T]) sweep(gen uint32) {
 }
 
 // writeSection writes the entries of m, a map of routers or services, in
-// the order of cmp, sep between them: the text of the last section when m
-// is that very map, else the text of each entry kept by its value's
-// pointer (under the same key), or written by entry and kept.
+// the order of cmp, sep between them: the text of each entry kept by its
+// value's pointer (under the same key), or written by entry and kept.
+// The keys are sorted again only when they changed: mostly a new map is
+// the last one (nothing changed) or has its keys (a load balancer
+// replaced).
 func writeSection[T any](gen uint32, out *bytes.Buffer, last *section, m map[string]*T, texts fragments[*T],
 	cmp func(a, b string) int, sep string, entry func(out *bytes.Buffer, key string, v *T) error) error {
 	id := reflect.ValueOf(m)
-	if last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer() {
-		// The same map: the same keys and pointers. Mark them as taken.
-		for _, v := range m {
-			if fr, ok := texts[v]; ok {
-				fr.gen = gen
-				texts[v] = fr
-			}
-		}
-		out.Write(last.text)
-		return nil
-	}
-	// Mostly a changed map has the keys of the last one (a load balancer
-	// replaced), and they need no sorting.
 	keys := last.keys
-	if len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok }) {
+	same := last.m.IsValid() && last.m.UnsafePointer() == id.UnsafePointer()
+	if !same && (len(keys) != len(m) || slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return !ok })) {
 		keys = slices.SortedFunc(maps.Keys(m), cmp)
 	}
-	start := out.Len()
 	for i, k := range keys {
 		if i > 0 {
 			out.WriteString(sep)
@@ -124,9 +112,9 @@ func writeSection[T any](gen uint32, out *bytes.Buffer, last *section, m map[str
 			texts[v] = fr
 		}
 	}
-	// The text is never written to once returned: the section can point
-	// into it.
-	*last = section{m: id, keys: keys, text: out.Bytes()[start:out.Len():out.Len()]}
+	// Only the map and its keys are kept: a text of the section would be
+	// the same bytes again, or hold on to an old output.
+	*last = section{m: id, keys: keys}
 	return nil
 }
 
