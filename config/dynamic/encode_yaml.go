@@ -2,7 +2,8 @@ package dynamic
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
+	"strings"
 	"unicode"
 )
 
@@ -13,8 +14,9 @@ import (
 // library keeps every event of a document until its end), and after a
 // change of one load balancer the encoder writes one service and copies
 // the rest. The routers and services are written entry by entry, each
-// encoded by MarshalYAML on its own and indented to its place, in the
-// order the YAML library gives the keys of a map (yamlKeyCompare). A
+// encoded by MarshalYAML at its place (inside the maps that lead to it,
+// whose lines are left out), in the order the YAML library gives the keys
+// of a map (yamlKeyCompare). A
 // configuration must not be modified after it was encoded. The zero value
 // is ready; an encoder is not safe for concurrent use.
 type YAMLEncoder struct {
@@ -29,9 +31,6 @@ func (e *YAMLEncoder) Encode(c *Configuration) ([]byte, error) {
 	out := e.texts.begin()
 	if err := e.configuration(out, c); err != nil {
 		*e = YAMLEncoder{}
-		if errors.Is(err, errOddBreaks) {
-			return MarshalYAML(c)
-		}
 		return nil, err
 	}
 	e.texts.end(out)
@@ -50,15 +49,15 @@ func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 				present bool
 				write   func() error
 			}{
-				{len(h.Middlewares) > 0, func() error { return yamlEntry(out, "middlewares", h.Middlewares, "  ") }},
+				{len(h.Middlewares) > 0, func() error { return yamlNested(out, map[string]any{"middlewares": h.Middlewares}, "http") }},
 				{len(h.Routers) > 0, func() error {
 					out.WriteString("  routers:\n")
-					return writeSection(gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, yamlKeyCompare, "", yamlSectionEntry[Router])
+					return writeSection(gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, yamlKeyCompare, "", yamlSectionEntry[Router]("routers"))
 				}},
-				{len(h.ServersTransports) > 0, func() error { return yamlEntry(out, "serversTransports", h.ServersTransports, "  ") }},
+				{len(h.ServersTransports) > 0, func() error { return yamlNested(out, map[string]any{"serversTransports": h.ServersTransports}, "http") }},
 				{len(h.Services) > 0, func() error {
 					out.WriteString("  services:\n")
-					return writeSection(gen, out, &e.texts.servicesSection, h.Services, e.texts.services, yamlKeyCompare, "", yamlSectionEntry[Service])
+					return writeSection(gen, out, &e.texts.servicesSection, h.Services, e.texts.services, yamlKeyCompare, "", yamlSectionEntry[Service]("services"))
 				}},
 			} {
 				if !f.present {
@@ -85,64 +84,41 @@ func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 	return nil
 }
 
-// yamlSectionEntry writes an entry of the routers or services.
-func yamlSectionEntry[T any](out *bytes.Buffer, key string, v *T) error {
-	return yamlEntry(out, key, v, "    ")
+// yamlSectionEntry writes an entry of http.<section>.
+func yamlSectionEntry[T any](section string) func(out *bytes.Buffer, key string, v *T) error {
+	return func(out *bytes.Buffer, key string, v *T) error {
+		return yamlNested(out, map[string]any{key: v}, "http", section)
+	}
 }
 
-// yamlListItem writes a certificate of the list.
+// yamlListItem writes a certificate of tls.certificates.
 func yamlListItem(out *bytes.Buffer, cert *CertAndStores) error {
-	return yamlItem(out, cert, "    ")
+	return yamlNested(out, []any{cert}, "tls", "certificates")
 }
 
-// yamlEntry writes key: v as MarshalYAML writes it, each line after indent.
-func yamlEntry(out *bytes.Buffer, key string, v any, indent string) error {
-	return yamlIndented(out, map[string]any{key: v}, indent)
-}
-
-// yamlItem writes v as an item of a list, each line after indent.
-func yamlItem(out *bytes.Buffer, v any, indent string) error {
-	return yamlIndented(out, []any{v}, indent)
-}
-
-// yamlIndented writes MarshalYAML's text of v, each line after indent.
-func yamlIndented(out *bytes.Buffer, v any, indent string) error {
+// yamlNested writes the text of v at its place below the keys path (each
+// key a map of one entry), as MarshalYAML writes it there: MarshalYAML's
+// text of v inside those maps, without their lines. Written where it
+// goes, a scalar is indented (and broken, after a line or paragraph
+// separator) as it is in the whole configuration.
+func yamlNested(out *bytes.Buffer, v any, path ...string) error {
+	for i := len(path) - 1; i >= 0; i-- {
+		v = map[string]any{path[i]: v}
+	}
 	text, err := MarshalYAML(v)
 	if err != nil {
 		return err
 	}
-	if oddBreaks(text) {
-		return errOddBreaks
-	}
-	indentLines(out, text, indent)
-	return nil
-}
-
-// indentLines writes text with indent before each line that is not empty
-// (the YAML library writes the empty lines of a block scalar without
-// indentation, wherever the block is).
-func indentLines(out *bytes.Buffer, text []byte, indent string) {
-	for len(text) > 0 {
-		line, rest, _ := bytes.Cut(text, []byte{'\n'})
-		if len(line) > 0 {
-			out.WriteString(indent)
-			out.Write(line)
+	for i, key := range path {
+		line := strings.Repeat("  ", i) + key + ":\n"
+		rest, ok := bytes.CutPrefix(text, []byte(line))
+		if !ok {
+			return fmt.Errorf("yaml: the text of %s does not start with %q", strings.Join(path, "."), line)
 		}
-		out.WriteByte('\n')
 		text = rest
 	}
-}
-
-// errOddBreaks says that a text holds a line break other than a newline
-// (next line, line or paragraph separator), which the YAML library writes
-// as it is in a quoted scalar and follows with an indentation that
-// depends on where the scalar is: such a configuration is written whole.
-var errOddBreaks = errors.New("a line break other than a newline")
-
-// oddBreaks says whether YAML text holds a next line, line separator or
-// paragraph separator.
-func oddBreaks(text []byte) bool {
-	return bytes.Contains(text, []byte("\u0085")) || bytes.Contains(text, []byte("\u2028")) || bytes.Contains(text, []byte("\u2029"))
+	out.Write(text)
+	return nil
 }
 
 // yamlKeyCompare orders the keys of a map as the YAML library
