@@ -110,27 +110,22 @@ func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.I
 // writeConfiguration prints the configuration as indented JSON or as YAML.
 // Both are deterministic: map keys are sorted and servers are sorted.
 func writeConfiguration(w io.Writer, conf *dynamic.Configuration, format string) error {
-	data, err := encodeConfiguration(conf, format)
-	if err != nil {
+	if format == "yaml" {
+		data, err := dynamic.MarshalYAML(conf)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
 		return err
 	}
-	_, err = w.Write(data)
-	return err
-}
-
-// encodeConfiguration encodes as yaml, indented json, or jsonl (one line).
-func encodeConfiguration(conf *dynamic.Configuration, format string) ([]byte, error) {
-	if format == "yaml" {
-		return dynamic.MarshalYAML(conf)
-	}
+	// Encoded whole before anything is written: a failure writes nothing.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if format != "jsonl" {
-		enc.SetIndent("", "  ")
-	}
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(conf); err != nil {
-		return nil, err
+		return err
 	}
-	return buf.Bytes(), nil
+	_, err := w.Write(buf.Bytes())
+	return err
 }

@@ -186,7 +186,7 @@ func runServe(ctx context.Context, cfg *static.Configuration) error {
 	}
 	// The configurations share what did not change, whose text the encoder
 	// keeps: after a slice change at 10,000 Services it writes one service
-	// and copies the rest (a few ms) instead of encoding 11 MB again.
+	// and copies the rest (10-15 ms) instead of encoding all 11 MB again.
 	var enc dynamic.JSONEncoder
 	for {
 		select {

@@ -79,7 +79,7 @@ func (f fragments[T]) sweep(gen uint32) {
 }
 
 // writeSection writes the entries of m, a map of routers or services, in
-// the order of cmp, sep between them: the text of each entry kept by its
+// the order of cmp (strings.Compare for encoding/json's order), sep between them: the text of each entry kept by its
 // value's pointer (under the same key), or written by entry and kept.
 // The keys are sorted again only when they changed: mostly a new map is
 // the last one (nothing changed) or has its keys (a load balancer
@@ -202,14 +202,14 @@ func (e *JSONEncoder) http(out *bytes.Buffer, h *HTTPConfiguration) error {
 	}
 	if len(h.Routers) > 0 {
 		field(`"routers":{`)
-		if err := writeSection(e.texts.gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, jsonKeyOrder, ",", writeEntry[Router](e)); err != nil {
+		if err := writeSection(e.texts.gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, strings.Compare, ",", writeEntry[Router](e)); err != nil {
 			return err
 		}
 		out.WriteByte('}')
 	}
 	if len(h.Services) > 0 {
 		field(`"services":{`)
-		if err := writeSection(e.texts.gen, out, &e.texts.servicesSection, h.Services, e.texts.services, jsonKeyOrder, ",", writeEntry[Service](e)); err != nil {
+		if err := writeSection(e.texts.gen, out, &e.texts.servicesSection, h.Services, e.texts.services, strings.Compare, ",", writeEntry[Service](e)); err != nil {
 			return err
 		}
 		out.WriteByte('}')
@@ -229,9 +229,6 @@ func (e *JSONEncoder) http(out *bytes.Buffer, h *HTTPConfiguration) error {
 	out.WriteByte('}')
 	return nil
 }
-
-// jsonKeyOrder is the order of the keys of a map in encoding/json's text.
-func jsonKeyOrder(a, b string) int { return strings.Compare(a, b) }
 
 // writeEntry writes "key":value.
 func writeEntry[T any](e *JSONEncoder) func(out *bytes.Buffer, key string, v *T) error {
