@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -33,12 +34,14 @@ func (p *Provider) ClusterConfigured() bool {
 // RESTConfig builds the client configuration: in-cluster service-account
 // credentials when KUBERNETES_SERVICE_HOST is set; else endpoint, token and
 // certAuthFilePath when endpoint is set; else the kubeconfig from KUBECONFIG
-// or ~/.kube/config. Built-in types are exchanged as protobuf.
+// or ~/.kube/config. Built-in types are exchanged as protobuf; responses
+// are compressed as clientCompression says.
 func (p *Provider) RESTConfig() (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
+	inCluster := os.Getenv("KUBERNETES_SERVICE_HOST") != ""
 	switch {
-	case os.Getenv("KUBERNETES_SERVICE_HOST") != "":
+	case inCluster:
 		cfg, err = rest.InClusterConfig()
 		if err != nil {
 			return nil, fmt.Errorf("in-cluster configuration: %w", err)
@@ -70,6 +73,7 @@ func (p *Provider) RESTConfig() (*rest.Config, error) {
 		// client-go wants a burst with a rate; one second's worth.
 		cfg.Burst = max(1, int(math.Ceil(p.ClientQPS)))
 	}
+	cfg.DisableCompression = disableCompression(p.ClientCompression, inCluster, cfg.DisableCompression)
 	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	return cfg, nil
@@ -82,4 +86,21 @@ func (p *Provider) NewClientset() (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
+}
+
+// disableCompression says whether to ask the API server for uncompressed
+// responses, by clientCompression: on and off say so; auto turns it off in
+// a cluster, where the API server is a fast network away and gzip costs it
+// (and the provider) more CPU than the bytes it saves take to send, most
+// at start, when every object is listed (the control-plane components turn
+// it off for the same reason); elsewhere it keeps what the client
+// configuration says (a kubeconfig's disable-compression).
+func disableCompression(mode string, inCluster, configured bool) bool {
+	switch strings.ToLower(mode) {
+	case CompressionOn:
+		return false
+	case CompressionOff:
+		return true
+	}
+	return inCluster || configured
 }

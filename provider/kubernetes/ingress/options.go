@@ -35,6 +35,7 @@ type Provider struct {
 	StrictPrefixMatching      bool             `description:"Match Prefix paths element by element, as the Ingress specification says (/foo matches /foo and /foo/bar, not /foobar)." json:"strictPrefixMatching,omitempty" toml:"strictPrefixMatching,omitempty" yaml:"strictPrefixMatching,omitempty" export:"true"`
 	ClientQPS                 float64          `description:"Requests per second to the API server, on average (the status writes of many Ingresses go at this pace); 0: client-go's 5 for each API group; negative: no client-side limit, leaving it to the server's priority and fairness." json:"clientQPS,omitempty" toml:"clientQPS,omitempty" yaml:"clientQPS,omitempty" export:"true"`
 	ClientBurst               int              `description:"Requests to the API server allowed at once above clientQPS; 0: client-go's 10." json:"clientBurst,omitempty" toml:"clientBurst,omitempty" yaml:"clientBurst,omitempty" export:"true"`
+	ClientCompression         string           `description:"Whether the API server's responses are gzip-compressed: auto (off in a cluster, where compressing costs the API server and the provider more than the network saves; else what the kubeconfig's disable-compression says, or on), on or off." json:"clientCompression,omitempty" toml:"clientCompression,omitempty" yaml:"clientCompression,omitempty" export:"true"`
 	SyncTimeout               ptypes.Duration  `description:"How long to wait for the informer caches before reporting what does not sync (waiting goes on)." json:"syncTimeout,omitempty" toml:"syncTimeout,omitempty" yaml:"syncTimeout,omitempty" export:"true"`
 	LeaderElection            *LeaderElection  `description:"Leader election among replicas, so that only one writes Ingress status (on when ingressEndpoint is set)." json:"leaderElection,omitempty" toml:"leaderElection,omitempty" yaml:"leaderElection,omitempty" export:"true"`
 	TerminatingEndpoints      string           `description:"Serving-but-terminating endpoints: fallback (fenced while a ready endpoint exists, used when none is), fence (always fenced) or exclude (never used)." json:"terminatingEndpoints,omitempty" toml:"terminatingEndpoints,omitempty" yaml:"terminatingEndpoints,omitempty" export:"true"`
@@ -94,12 +95,20 @@ func (l *LeaderElection) SetDefaults() {
 	l.RetryPeriod = ptypes.Duration(2 * time.Second)
 }
 
+// The values of clientCompression.
+const (
+	CompressionAuto = "auto"
+	CompressionOn   = "on"
+	CompressionOff  = "off"
+)
+
 // SetDefaults sets the default option values.
 func (p *Provider) SetDefaults() {
 	// kube-controller-manager's defaults: client-go's own (5 and 10) take
 	// half an hour to write the status of 10,000 Ingresses.
 	p.ClientQPS = 20
 	p.ClientBurst = 30
+	p.ClientCompression = CompressionAuto
 	p.TerminatingEndpoints = string(endpoints.TerminatingFallback)
 	p.IPFamily = IPFamilyPrimary
 	p.SyncTimeout = ptypes.Duration(60 * time.Second)
@@ -133,6 +142,11 @@ func (p *Provider) Validate() error {
 	}
 	if p.ClientBurst < 0 {
 		return fmt.Errorf("clientBurst %d: must not be negative", p.ClientBurst)
+	}
+	switch strings.ToLower(p.ClientCompression) {
+	case "", CompressionAuto, CompressionOn, CompressionOff:
+	default:
+		return fmt.Errorf("clientCompression %q: must be auto, on or off", p.ClientCompression)
 	}
 	if p.SyncTimeout <= 0 {
 		return fmt.Errorf("syncTimeout %s: must be positive", p.SyncTimeout)
