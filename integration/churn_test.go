@@ -186,7 +186,7 @@ func processLevels() (goroutines int, heap uint64) {
 	return runtime.NumGoroutine(), m.HeapInuse
 }
 
-func mustJSON(t *testing.T, v any) []byte {
+func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
 	data, err := json.Marshal(v)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"testing"
@@ -100,7 +101,7 @@ func run(m *testing.M) int {
 }
 
 // startControlPlane starts a control plane for t, stopped when t ends.
-func startControlPlane(t *testing.T) *controlplane.ControlPlane {
+func startControlPlane(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
 	start := time.Now()
 	cp := controlplane.StartForTest(t, launcher, pidDir)
@@ -109,7 +110,7 @@ func startControlPlane(t *testing.T) *controlplane.ControlPlane {
 }
 
 // applyFile applies a manifest file as the admin.
-func applyFile(t *testing.T, cp *controlplane.ControlPlane, path string) {
+func applyFile(t testing.TB, cp *controlplane.ControlPlane, path string) {
 	t.Helper()
 	a, err := controlplane.NewApplier(cp.AdminConfig())
 	require.NoError(t, err)
@@ -117,7 +118,7 @@ func applyFile(t *testing.T, cp *controlplane.ControlPlane, path string) {
 }
 
 // saToken issues a token for a ServiceAccount through the TokenRequest API.
-func saToken(t *testing.T, cp *controlplane.ControlPlane, namespace, name string) string {
+func saToken(t testing.TB, cp *controlplane.ControlPlane, namespace, name string) string {
 	t.Helper()
 	exp := int64(3600)
 	tr, err := cp.Client().CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
@@ -129,7 +130,7 @@ func saToken(t *testing.T, cp *controlplane.ControlPlane, namespace, name string
 
 // newProvider is a provider that connects to cp as ServiceAccount
 // sliceway/sliceway, with its options' defaults.
-func newProvider(t *testing.T, cp *controlplane.ControlPlane) *ingress.Provider {
+func newProvider(t testing.TB, cp *controlplane.ControlPlane) *ingress.Provider {
 	t.Helper()
 	p := &ingress.Provider{}
 	p.SetDefaults()
@@ -164,6 +165,8 @@ type counter struct {
 	events   map[string]int // kind/changed or kind/filtered
 	sent     int
 	rendered int
+	firstAt  time.Time     // when the first render ended
+	first    time.Duration // what it took
 }
 
 func (c *counter) Event(kind string, changed bool) {
@@ -179,10 +182,20 @@ func (c *counter) Event(kind string, changed bool) {
 	}
 }
 
-func (c *counter) Rendered(time.Time, time.Duration, int) {
+func (c *counter) Rendered(at time.Time, took time.Duration, _ int) {
 	c.mu.Lock()
+	if c.rendered == 0 {
+		c.firstAt, c.first = at, took
+	}
 	c.rendered++
 	c.mu.Unlock()
+}
+
+// firstRender is when the first render started and how long it took.
+func (c *counter) firstRender() (start time.Time, took time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.firstAt.Add(-c.first), c.first
 }
 
 func (c *counter) Sent() {
@@ -230,7 +243,7 @@ type providerRun struct {
 
 // runProvider runs p.Provide until t ends (or stop is called), and checks
 // that Provide returns nil, promptly, once cancelled.
-func runProvider(t *testing.T, p *ingress.Provider) *providerRun {
+func runProvider(t testing.TB, p *ingress.Provider) *providerRun {
 	t.Helper()
 	r := &providerRun{p: p, logs: &syncBuffer{}, observer: &counter{}, changed: make(chan struct{}), done: make(chan error, 1)}
 	p.SetLogger(zerolog.New(r.logs).With().Timestamp().Logger().Level(zerolog.DebugLevel))
@@ -239,7 +252,9 @@ func runProvider(t *testing.T, p *ingress.Provider) *providerRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	out := make(chan dynamic.Message)
-	go func() { r.done <- p.Provide(ctx, out) }()
+	// Its goroutines, the informers' too, carry a profiler label:
+	// go test -cpuprofile, then go tool pprof -tagfocus sliceway=provider.
+	go pprof.Do(ctx, pprof.Labels("sliceway", "provider"), func(ctx context.Context) { r.done <- p.Provide(ctx, out) })
 	go func() {
 		for {
 			select {
@@ -264,7 +279,7 @@ func runProvider(t *testing.T, p *ingress.Provider) *providerRun {
 }
 
 // stop cancels the provider and waits for Provide to return.
-func (r *providerRun) stop(t *testing.T) {
+func (r *providerRun) stop(t testing.TB) {
 	t.Helper()
 	r.cancel()
 	select {
@@ -297,7 +312,7 @@ func (r *providerRun) latest() *dynamic.Configuration {
 
 // waitFor waits until the latest configuration satisfies cond, and returns
 // it. On timeout it fails t, showing the latest configuration.
-func (r *providerRun) waitFor(t *testing.T, what string, timeout time.Duration, cond func(*dynamic.Configuration) bool) *dynamic.Configuration {
+func (r *providerRun) waitFor(t testing.TB, what string, timeout time.Duration, cond func(*dynamic.Configuration) bool) *dynamic.Configuration {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {

@@ -262,6 +262,15 @@ func (c *ControlPlane) APIServerRunning() bool {
 	return c.apiserver != nil && !c.apiserver.exited()
 }
 
+// APIServerCPU is the CPU time the API server process has used so far
+// (user and system, from /proc), for measuring what a client costs it.
+func (c *ControlPlane) APIServerCPU() (time.Duration, error) {
+	if c.apiserver == nil || c.apiserver.cmd.Process == nil {
+		return 0, errors.New("the API server is not running")
+	}
+	return processCPU(c.apiserver.cmd.Process.Pid)
+}
+
 func (c *ControlPlane) startControllerManager(ctx context.Context) error {
 	p, err := startProc("kube-controller-manager", c.opts.Binary, []string{
 		"--kubeconfig=" + c.Kubeconfig,

@@ -184,3 +184,32 @@ func KillStale(pidDir string) ([]int, error) {
 	}
 	return killed, nil
 }
+
+// clockTicks is the unit of the CPU times in /proc/<pid>/stat (USER_HZ),
+// 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// processCPU reads the user and system CPU time of process pid from
+// /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// count fields from the last ")". utime and stime are fields 14 and 15.
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the command", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
