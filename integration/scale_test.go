@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -339,4 +340,40 @@ func processCPU(tb testing.TB) time.Duration {
 	var ru syscall.Rusage
 	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRenderFullFromAPIServer is the main module's
+// BenchmarkRenderFull (a cold full render, Translate) on informer caches
+// synced from a real API server instead of the fake clientset: objects
+// decoded from protobuf, with strings of their own, in the order the API
+// server sent them. The API server is idle while it runs.
+func BenchmarkRenderFullFromAPIServer(b *testing.B) {
+	c := newScaleCluster(b)
+	sizes := scaleSizes(b, 1000)
+	slices.Sort(sizes)
+	for _, n := range sizes {
+		c.grow(b, n)
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
+			p := newProvider(b, c.cp)
+			p.ClientCompression = ingress.CompressionOff
+			cs, err := p.NewClientset()
+			require.NoError(b, err)
+			client, err := ingress.NewClient(cs, ingress.ClientOptions{})
+			require.NoError(b, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer client.Shutdown()
+			defer cancel()
+			client.Start(ctx)
+			require.NoError(b, client.WaitForSync(ctx, 5*time.Minute))
+			opts := &ingress.Provider{}
+			opts.SetDefaults()
+			snap := client.Snapshot()
+			var res *ingress.Result
+			b.ReportAllocs()
+			for b.Loop() {
+				res = ingress.Translate(snap, opts)
+			}
+			require.Len(b, res.Configuration.HTTP.Routers, n)
+		})
+	}
 }
