@@ -285,11 +285,7 @@ func TestGeneratedClusterFromAPIServer(t *testing.T) {
 // (off, what auto does in a cluster). The API server runs on the same
 // CPUs, as it does in no production cluster.
 func BenchmarkStartupFromAPIServer(b *testing.B) {
-	c := newScaleCluster(b)
-	sizes := scaleSizes(b, 1000)
-	slices.Sort(sizes)
-	for _, n := range sizes {
-		c.grow(b, n)
+	forEachScale(b, func(c *scaleCluster, n int) {
 		for _, compression := range []string{ingress.CompressionOn, ingress.CompressionOff} {
 			b.Run(fmt.Sprintf("services=%d/compression=%s", n, compression), func(b *testing.B) {
 				var syncTook, renderTook, apiCPU, ownCPU time.Duration
@@ -332,6 +328,19 @@ func BenchmarkStartupFromAPIServer(b *testing.B) {
 				b.ReportMetric(float64(heapBytes)/float64(b.N)/(1<<20), "heap-MB")
 			})
 		}
+	})
+}
+
+// forEachScale calls f for each size of SLICEWAY_SCALE_SERVICES (1,000
+// Services by default), smallest first, with one control plane whose
+// cluster grows to each size in turn.
+func forEachScale(b *testing.B, f func(c *scaleCluster, n int)) {
+	c := newScaleCluster(b)
+	sizes := scaleSizes(b, 1000)
+	slices.Sort(sizes)
+	for _, n := range sizes {
+		c.grow(b, n)
+		f(c, n)
 	}
 }
 
@@ -348,11 +357,7 @@ func processCPU(tb testing.TB) time.Duration {
 // decoded from protobuf, with strings of their own, in the order the API
 // server sent them. The API server is idle while it runs.
 func BenchmarkRenderFullFromAPIServer(b *testing.B) {
-	c := newScaleCluster(b)
-	sizes := scaleSizes(b, 1000)
-	slices.Sort(sizes)
-	for _, n := range sizes {
-		c.grow(b, n)
+	forEachScale(b, func(c *scaleCluster, n int) {
 		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
 			p := newProvider(b, c.cp)
 			p.ClientCompression = ingress.CompressionOff
@@ -375,5 +380,5 @@ func BenchmarkRenderFullFromAPIServer(b *testing.B) {
 			}
 			require.Len(b, res.Configuration.HTTP.Routers, n)
 		})
-	}
+	})
 }
