@@ -382,3 +382,47 @@ func BenchmarkRenderFullFromAPIServer(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkSliceChangeFromAPIServer is the main module's
+// BenchmarkSliceChangeEndToEnd through a real API server: from the update
+// of one EndpointSlice (its first endpoint moved to a documentation
+// address and back, a different Service each time) to the configuration
+// that has the new server, at the provider's defaults (no throttle). The
+// write through kube-apiserver to etcd and the watch event back are in
+// it; the API server runs on the same CPUs.
+func BenchmarkSliceChangeFromAPIServer(b *testing.B) {
+	forEachScale(b, func(c *scaleCluster, n int) {
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
+			p := newProvider(b, c.cp)
+			p.ClientCompression = ingress.CompressionOff
+			r := runProvider(b, p)
+			r.waitFor(b, fmt.Sprintf("%d routers", n), 5*time.Minute, func(c *dynamic.Configuration) bool {
+				return len(c.HTTP.Routers) == n
+			})
+			sent := r.count()
+			api := c.client.DiscoveryV1().EndpointSlices("bench")
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				name := fmt.Sprintf("svc-%05d", i*7919%n)
+				s, err := api.Get(ctx, name+"-0", metav1.GetOptions{})
+				require.NoError(b, err)
+				// Endpoint 0 is ready (clustergen.Endpoint): after the
+				// change the Service has a server at the new address.
+				want := "198.51.100.7"
+				if s.Endpoints[0].Addresses[0] == want {
+					want = "198.51.100.8"
+				}
+				s.Endpoints[0].Addresses[0] = want
+				b.StartTimer()
+				_, err = api.Update(ctx, s, metav1.UpdateOptions{})
+				require.NoError(b, err)
+				r.waitFor(b, name+" at "+want, time.Minute, func(c *dynamic.Configuration) bool {
+					return slices.Contains(servers(c, "bench-"+name+"-http"), "http://"+want+":8080")
+				})
+				i++
+			}
+			b.ReportMetric(float64(r.count()-sent)/float64(i), "configurations/op")
+		})
+	})
+}
