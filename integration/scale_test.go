@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -346,9 +345,9 @@ func forEachScale(b *testing.B, f func(c *scaleCluster, n int)) {
 
 // processCPU is the CPU time this process has used (user and system).
 func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, err := controlplane.ProcessCPU(os.Getpid())
+	require.NoError(tb, err)
+	return d
 }
 
 // BenchmarkRenderFullFromAPIServer is the main module's

@@ -268,7 +268,7 @@ func (c *ControlPlane) APIServerCPU() (time.Duration, error) {
 	if c.apiserver == nil || c.apiserver.cmd.Process == nil {
 		return 0, errors.New("the API server is not running")
 	}
-	return processCPU(c.apiserver.cmd.Process.Pid)
+	return ProcessCPU(c.apiserver.cmd.Process.Pid)
 }
 
 func (c *ControlPlane) startControllerManager(ctx context.Context) error {

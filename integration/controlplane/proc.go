@@ -189,9 +189,9 @@ func KillStale(pidDir string) ([]int, error) {
 // 100 on every Linux architecture Go supports.
 const clockTicks = 100
 
-// processCPU reads the user and system CPU time of process pid from
-// /proc/<pid>/stat.
-func processCPU(pid int) (time.Duration, error) {
+// ProcessCPU reads the user and system CPU time process pid has used
+// from /proc/<pid>/stat (in steps of 10 ms).
+func ProcessCPU(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
