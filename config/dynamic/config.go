@@ -4,6 +4,9 @@
 package dynamic
 
 import (
+	"bytes"
+	"encoding/json"
+
 	ptypes "github.com/traefik/paerser/types"
 )
 
@@ -20,12 +23,43 @@ type Configuration struct {
 	TLS  *TLSConfiguration  `json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty"`
 }
 
+// MarshalJSON writes c as Traefik's file and HTTP providers read it: a
+// section that holds nothing (http without routers, services, middlewares
+// or transports; tls without certificates) is left out, so a configuration
+// with nothing in it is {}. Those providers refuse an empty section ("http
+// cannot be a standalone element"), and Traefik's HTTP provider then keeps
+// the routes it had: the Ingresses of a cluster all deleted would still be
+// served. MarshalYAML, JSONEncoder and YAMLEncoder write the same.
+func (c Configuration) MarshalJSON() ([]byte, error) {
+	type fields Configuration // without this method
+	f := fields(c)
+	if f.HTTP.empty() {
+		f.HTTP = nil
+	}
+	if f.TLS.empty() {
+		f.TLS = nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// encoding/json escapes the text of a Marshaler as its caller asks.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
 // HTTPConfiguration holds the HTTP routers, services, middlewares and servers transports.
 type HTTPConfiguration struct {
 	Routers           map[string]*Router           `json:"routers,omitempty" toml:"routers,omitempty" yaml:"routers,omitempty"`
 	Services          map[string]*Service          `json:"services,omitempty" toml:"services,omitempty" yaml:"services,omitempty"`
 	Middlewares       map[string]*Middleware       `json:"middlewares,omitempty" toml:"middlewares,omitempty" yaml:"middlewares,omitempty"`
 	ServersTransports map[string]*ServersTransport `json:"serversTransports,omitempty" toml:"serversTransports,omitempty" yaml:"serversTransports,omitempty"`
+}
+
+// empty says whether h holds nothing to write (nil included).
+func (h *HTTPConfiguration) empty() bool {
+	return h == nil || len(h.Routers) == 0 && len(h.Services) == 0 && len(h.Middlewares) == 0 && len(h.ServersTransports) == 0
 }
 
 // Router matches requests by its rule and sends them to its service.
@@ -168,6 +202,9 @@ type ServersTransport struct {
 type TLSConfiguration struct {
 	Certificates []*CertAndStores `json:"certificates,omitempty" toml:"certificates,omitempty" yaml:"certificates,omitempty"`
 }
+
+// empty says whether t holds nothing to write (nil included).
+func (t *TLSConfiguration) empty() bool { return t == nil || len(t.Certificates) == 0 }
 
 // CertAndStores is a certificate and the TLS stores it belongs to.
 type CertAndStores struct {

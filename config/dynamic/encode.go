@@ -160,31 +160,28 @@ func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 		out.WriteString("null")
 		return nil
 	}
+	// Sections that hold nothing are left out (Configuration.MarshalJSON).
 	out.WriteByte('{')
-	if c.HTTP != nil {
+	if !c.HTTP.empty() {
 		out.WriteString(`"http":`)
 		if err := e.http(out, c.HTTP); err != nil {
 			return err
 		}
 	}
-	if c.TLS != nil {
-		if c.HTTP != nil {
+	if !c.TLS.empty() {
+		if !c.HTTP.empty() {
 			out.WriteByte(',')
 		}
-		out.WriteString(`"tls":{`)
-		if len(c.TLS.Certificates) > 0 {
-			out.WriteString(`"certificates":[`)
-			for i, cert := range c.TLS.Certificates {
-				if i > 0 {
-					out.WriteByte(',')
-				}
-				if err := writeItem(e.texts.gen, out, e.texts.certs, cert, writeValue[*CertAndStores](e)); err != nil {
-					return err
-				}
+		out.WriteString(`"tls":{"certificates":[`)
+		for i, cert := range c.TLS.Certificates {
+			if i > 0 {
+				out.WriteByte(',')
 			}
-			out.WriteByte(']')
+			if err := writeItem(e.texts.gen, out, e.texts.certs, cert, writeValue[*CertAndStores](e)); err != nil {
+				return err
+			}
 		}
-		out.WriteByte('}')
+		out.WriteString("]}")
 	}
 	out.WriteByte('}')
 	return nil

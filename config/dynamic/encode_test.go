@@ -206,3 +206,41 @@ func BenchmarkYAMLEncoderFirst(b *testing.B) {
 		}
 	}
 }
+
+// Traefik's file and HTTP providers refuse a section that holds nothing
+// ("http cannot be a standalone element"), and its HTTP provider then keeps
+// the routes it had: every writer leaves such sections out.
+func TestEmptySectionsAreLeftOut(t *testing.T) {
+	cert := &CertAndStores{Certificate: Certificate{CertFile: "c", KeyFile: "k"}}
+	for _, tc := range []struct {
+		c              *Configuration
+		json, yamlText string
+	}{
+		{&Configuration{}, "{}", "{}\n"},
+		{&Configuration{HTTP: &HTTPConfiguration{}}, "{}", "{}\n"},
+		{&Configuration{HTTP: &HTTPConfiguration{Routers: map[string]*Router{}, Services: map[string]*Service{}}, TLS: &TLSConfiguration{}}, "{}", "{}\n"},
+		{&Configuration{HTTP: &HTTPConfiguration{}, TLS: &TLSConfiguration{Certificates: []*CertAndStores{cert}}},
+			`{"tls":{"certificates":[{"certFile":"c","keyFile":"k"}]}}`, "tls:\n  certificates:\n    - certFile: c\n      keyFile: k\n"},
+		{&Configuration{HTTP: &HTTPConfiguration{Services: map[string]*Service{"s": {}}}, TLS: &TLSConfiguration{}},
+			`{"http":{"services":{"s":{}}}}`, "http:\n  services:\n    s: {}\n"},
+	} {
+		data, err := json.Marshal(tc.c)
+		require.NoError(t, err)
+		assert.Equal(t, tc.json, string(data))
+		data, err = json.Marshal(*tc.c)
+		require.NoError(t, err)
+		assert.Equal(t, tc.json, string(data), "a Configuration value too")
+		data, err = (&JSONEncoder{}).Encode(tc.c)
+		require.NoError(t, err)
+		assert.Equal(t, tc.json+"\n", string(data))
+		data, err = MarshalYAML(tc.c)
+		require.NoError(t, err)
+		assert.Equal(t, tc.yamlText, string(data))
+		data, err = (&YAMLEncoder{}).Encode(tc.c)
+		require.NoError(t, err)
+		assert.Equal(t, tc.yamlText, string(data))
+	}
+	data, err := json.Marshal((*Configuration)(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(data))
+}

@@ -25,7 +25,8 @@ type YAMLEncoder struct {
 
 // Encode returns the YAML text of c.
 func (e *YAMLEncoder) Encode(c *Configuration) ([]byte, error) {
-	if c == nil || c.HTTP == nil && c.TLS == nil {
+	// Sections that hold nothing are left out (Configuration.MarshalJSON).
+	if c == nil || c.HTTP.empty() && c.TLS.empty() {
 		return MarshalYAML(c)
 	}
 	out := e.texts.begin()
@@ -39,41 +40,33 @@ func (e *YAMLEncoder) Encode(c *Configuration) ([]byte, error) {
 
 func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 	gen := e.texts.gen
-	if h := c.HTTP; h != nil {
-		if len(h.Routers) == 0 && len(h.Services) == 0 && len(h.Middlewares) == 0 && len(h.ServersTransports) == 0 {
-			out.WriteString("http: {}\n")
-		} else {
-			out.WriteString("http:\n")
-			// The fields in the order the YAML library writes them.
-			for _, f := range []struct {
-				present bool
-				write   func() error
-			}{
-				{len(h.Middlewares) > 0, func() error { return yamlNested(out, map[string]any{"middlewares": h.Middlewares}, "http") }},
-				{len(h.Routers) > 0, func() error {
-					out.WriteString("  routers:\n")
-					return writeSection(gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, yamlKeyCompare, "", yamlSectionEntry[Router]("routers"))
-				}},
-				{len(h.ServersTransports) > 0, func() error { return yamlNested(out, map[string]any{"serversTransports": h.ServersTransports}, "http") }},
-				{len(h.Services) > 0, func() error {
-					out.WriteString("  services:\n")
-					return writeSection(gen, out, &e.texts.servicesSection, h.Services, e.texts.services, yamlKeyCompare, "", yamlSectionEntry[Service]("services"))
-				}},
-			} {
-				if !f.present {
-					continue
-				}
-				if err := f.write(); err != nil {
-					return err
-				}
+	if h := c.HTTP; !h.empty() {
+		out.WriteString("http:\n")
+		// The fields in the order the YAML library writes them.
+		for _, f := range []struct {
+			present bool
+			write   func() error
+		}{
+			{len(h.Middlewares) > 0, func() error { return yamlNested(out, map[string]any{"middlewares": h.Middlewares}, "http") }},
+			{len(h.Routers) > 0, func() error {
+				out.WriteString("  routers:\n")
+				return writeSection(gen, out, &e.texts.routersSection, h.Routers, e.texts.routers, yamlKeyCompare, "", yamlSectionEntry[Router]("routers"))
+			}},
+			{len(h.ServersTransports) > 0, func() error { return yamlNested(out, map[string]any{"serversTransports": h.ServersTransports}, "http") }},
+			{len(h.Services) > 0, func() error {
+				out.WriteString("  services:\n")
+				return writeSection(gen, out, &e.texts.servicesSection, h.Services, e.texts.services, yamlKeyCompare, "", yamlSectionEntry[Service]("services"))
+			}},
+		} {
+			if !f.present {
+				continue
+			}
+			if err := f.write(); err != nil {
+				return err
 			}
 		}
 	}
-	if t := c.TLS; t != nil {
-		if len(t.Certificates) == 0 {
-			out.WriteString("tls: {}\n")
-			return nil
-		}
+	if t := c.TLS; !t.empty() {
 		out.WriteString("tls:\n  certificates:\n")
 		for _, cert := range t.Certificates {
 			if err := writeItem(gen, out, e.texts.certs, cert, yamlListItem); err != nil {
