@@ -1,13 +1,14 @@
 GO ?= go
 
-.PHONY: run test test-unit test-integration controlplane demo build fixtures-update bench bench-traefik lint fuzz
+.PHONY: run test test-unit check-traefik test-integration controlplane demo build fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
 run:
 	$(GO) run ./cmd/sliceway render --demo
 
-# Every test: the unit tests, then the integration suite.
-test: test-unit test-integration
+# Every test: the unit tests, Traefik's own code on sliceway's output, then
+# the integration suite.
+test: test-unit check-traefik test-integration
 
 # The unit tests, with the race detector, after the static checks.
 test-unit:
@@ -25,6 +26,13 @@ fixtures-update:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# sliceway's configurations (the fixtures, the demo, a generated cluster,
+# the Ingress conformance cases, a running serve) given to Traefik's HTTP
+# provider, certificate loader and router, built from its module (fetched
+# and built once; about half a minute afterwards).
+check-traefik:
+	bash tools/traefik-check/run
 
 # Traefik's Kubernetes Ingress provider and sliceway's full render on the
 # same generated clusters, in turn (fetches Traefik's module; see

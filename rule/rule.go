@@ -54,6 +54,12 @@
 //     PathPrefix("/foo") matches "/foobar" too, as in Traefik).
 //   - PathRegexp: the Go regular expression matches the path (not anchored).
 //
+// Traefik v3 routes on the path with percent-encodings decoded except
+// those of reserved characters (gen-delims, sub-delims and %), which stay
+// as the client sent them: a rule that holds such a character matches
+// there only when the client sends it unencoded. Match takes the path
+// decoded, as a client that encodes only what RFC 3986 requires sends it.
+//
 // Traefik also refuses Host and HostRegexp values that are not ASCII, and
 // Path and PathPrefix values that do not start with "/"; this package does
 // not, so that it can read back any rule sliceway built.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
@@ -64,7 +67,7 @@ func conformanceManifests(rules []conformanceRule, defaultBackend string) string
 
 // conformanceTable renders the manifests with strictPrefixMatching and
 // builds the proxy's routing table from the configuration.
-func conformanceTable(t *testing.T, manifests string) *table {
+func conformanceTable(t *testing.T, manifests string) (*table, *dynamic.Configuration) {
 	t.Helper()
 	objs, problems := k8s.DecodeManifest("conformance.yaml", []byte(manifests), k8s.IsUsedKind)
 	require.Empty(t, problems)
@@ -80,7 +83,22 @@ func conformanceTable(t *testing.T, manifests string) *table {
 	require.Empty(t, res.Errors)
 	px := newProxy(zerolog.Nop())
 	defer px.close()
-	return px.build(res.Configuration)
+	return px.build(res.Configuration), res.Configuration
+}
+
+// conformanceExport is what SLICEWAY_CONFORMANCE_CASES names:
+// the configuration and the requests with the service the specification
+// wants, for tools/traefik-check to send through Traefik's router.
+type conformanceExport struct {
+	Configuration *dynamic.Configuration `json:"configuration"`
+	Requests      []conformanceRequest   `json:"requests"`
+}
+
+type conformanceRequest struct {
+	EntryPoint string `json:"entryPoint"`
+	Host       string `json:"host"`
+	Path       string `json:"path"`
+	Service    string `json:"service"`
 }
 
 func TestIngressConformance(t *testing.T) {
@@ -100,7 +118,8 @@ func TestIngressConformance(t *testing.T) {
 		{host: "*.long.example", paths: []conformancePath{{"/a/very/long/prefix/that/would/win/by/length", "Prefix", "wildcard-long"}}},
 		{paths: []conformancePath{{"/hostless", "Prefix", "hostless"}}},
 	}
-	tbl := conformanceTable(t, conformanceManifests(rules, "default"))
+	tbl, conf := conformanceTable(t, conformanceManifests(rules, "default"))
+	export := conformanceExport{Configuration: conf}
 
 	for _, tc := range []struct {
 		name, host, path, want string
@@ -139,14 +158,21 @@ func TestIngressConformance(t *testing.T) {
 		// The default backend catches the rest.
 		{"unknown host goes to the default backend", "nowhere.example", "/foo", "default"},
 	} {
+		want := "conf-" + tc.want + "-http"
+		if tc.want == "default" {
+			want = ingress.DefaultBackendName
+		}
+		// The routers name no entry point: they are on all of them.
+		export.Requests = append(export.Requests, conformanceRequest{EntryPoint: "web", Host: tc.host, Path: tc.path, Service: want})
 		t.Run(tc.name, func(t *testing.T) {
 			r := tbl.match(false, tc.host, tc.path)
 			require.NotNil(t, r, "no route for %s%s", tc.host, tc.path)
-			want := "conf-" + tc.want + "-http"
-			if tc.want == "default" {
-				want = ingress.DefaultBackendName
-			}
 			assert.Equal(t, want, r.svc.name, "%s%s went to router %s", tc.host, tc.path, r.name)
 		})
+	}
+	if path := os.Getenv("SLICEWAY_CONFORMANCE_CASES"); path != "" {
+		data, err := json.Marshal(export)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 	}
 }

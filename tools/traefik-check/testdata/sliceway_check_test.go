@@ -1,0 +1,383 @@
+package http
+
+// This file is copied into Traefik's pkg/provider/http by
+// tools/traefik-check/run; it is not part of sliceway's build. It reads
+// the cases that tools/traefik-check/cases wrote (SLICEWAY_CASES) and
+// gives each configuration to Traefik's own code: the HTTP provider's
+// decoder (which the file provider shares), the certificate loader, and
+// the HTTP router (the request decorator that finds the request's host,
+// then the muxer, with the priorities Traefik's router manager gives).
+
+import (
+	"bufio"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/traefik/traefik/v3/pkg/config/dynamic"
+	"github.com/traefik/traefik/v3/pkg/middlewares/requestdecorator"
+	httpmuxer "github.com/traefik/traefik/v3/pkg/muxer/http"
+)
+
+type slicewayCases struct {
+	Cases []slicewayCase `json:"cases"`
+}
+
+type slicewayCase struct {
+	Name     string                    `json:"name"`
+	JSON     string                    `json:"json"`
+	YAML     string                    `json:"yaml"`
+	Routers  map[string]slicewayRouter `json:"routers"`
+	Services map[string][]struct {
+		URL    string `json:"url"`
+		Weight *int   `json:"weight"`
+	} `json:"services"`
+	Certificates int               `json:"certificates"`
+	Requests     []slicewayRequest `json:"requests"`
+}
+
+// servers are the URLs and weights of the servers of service name.
+func (c *slicewayCase) servers(name string) (urls []string, weights []*int, ok bool) {
+	servers, ok := c.Services[name]
+	for _, s := range servers {
+		urls = append(urls, s.URL)
+		weights = append(weights, s.Weight)
+	}
+	return urls, weights, ok
+}
+
+type slicewayRouter struct {
+	Rule        string   `json:"rule"`
+	Priority    int      `json:"priority"`
+	Service     string   `json:"service"`
+	EntryPoints []string `json:"entryPoints"`
+	TLS         bool     `json:"tls"`
+	Parses      bool     `json:"parses"`
+}
+
+type slicewayRequest struct {
+	EntryPoint string   `json:"entryPoint"`
+	TLS        bool     `json:"tls"`
+	Host       string   `json:"host"`
+	Path       string   `json:"path"`
+	Router     string   `json:"router"`
+	Tied       []string `json:"tied"`
+	Service    string   `json:"service"`
+}
+
+// The largest priority a router of a provider may have (pkg/server/router).
+const slicewayMaxUserPriority = math.MaxInt - 1000
+
+func TestSlicewayConfigurations(t *testing.T) {
+	data, err := os.ReadFile(os.Getenv("SLICEWAY_CASES"))
+	if err != nil {
+		t.Fatalf("SLICEWAY_CASES: %v", err)
+	}
+	var file slicewayCases
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Cases) == 0 {
+		t.Fatal("no cases")
+	}
+	parser, err := httpmuxer.NewSyntaxParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range file.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var conf *dynamic.Configuration
+			for _, text := range []struct{ format, text string }{{"JSON (serve)", c.JSON}, {"YAML (watch --output)", c.YAML}} {
+				got, err := decodeConfiguration([]byte(text.text))
+				if err != nil {
+					t.Fatalf("the %s text is refused: %v", text.format, err)
+				}
+				checkRead(t, text.format, got, c.Routers, c.servers, len(c.Services), c.Certificates)
+				if conf == nil {
+					conf = got
+				}
+			}
+			for i, cert := range conf.TLS.Certificates {
+				if _, err := cert.Certificate.GetCertificate(); err != nil {
+					t.Errorf("certificate %d: %v", i, err)
+				}
+			}
+			checkRouting(t, parser, conf, c.Routers, c.Requests)
+		})
+	}
+}
+
+// checkRead compares what Traefik read with what sliceway wrote.
+func checkRead(t *testing.T, format string, got *dynamic.Configuration, routers map[string]slicewayRouter,
+	servers func(string) ([]string, []*int, bool), services, certificates int) {
+	t.Helper()
+	if len(got.HTTP.Routers) != len(routers) {
+		t.Errorf("%s: Traefik read %d routers, sliceway wrote %d", format, len(got.HTTP.Routers), len(routers))
+	}
+	for name, want := range routers {
+		r := got.HTTP.Routers[name]
+		if r == nil {
+			t.Errorf("%s: router %s not read", format, name)
+			continue
+		}
+		if r.Rule != want.Rule || r.Priority != want.Priority || r.Service != want.Service ||
+			!slices.Equal(r.EntryPoints, want.EntryPoints) || (r.TLS != nil) != want.TLS {
+			t.Errorf("%s: router %s read as rule %q priority %d service %q entry points %q tls %v; written: %+v",
+				format, name, r.Rule, r.Priority, r.Service, r.EntryPoints, r.TLS != nil, want)
+		}
+	}
+	if len(got.HTTP.Services) != services {
+		t.Errorf("%s: Traefik read %d services, sliceway wrote %d", format, len(got.HTTP.Services), services)
+	}
+	for name, s := range got.HTTP.Services {
+		urls, weights, ok := servers(name)
+		if !ok {
+			t.Errorf("%s: service %s read, not written", format, name)
+			continue
+		}
+		var gotURLs []string
+		var gotWeights []*int
+		if s.LoadBalancer != nil {
+			for _, srv := range s.LoadBalancer.Servers {
+				gotURLs = append(gotURLs, srv.URL)
+				gotWeights = append(gotWeights, srv.Weight)
+			}
+		}
+		if !slices.Equal(gotURLs, urls) || !reflect.DeepEqual(gotWeights, weights) {
+			t.Errorf("%s: service %s read with servers %q, written %q", format, name, gotURLs, urls)
+		}
+	}
+	if len(got.TLS.Certificates) != certificates {
+		t.Errorf("%s: Traefik read %d certificates, sliceway wrote %d", format, len(got.TLS.Certificates), certificates)
+	}
+}
+
+// checkRouting builds Traefik's router for each entry point, TLS or not,
+// as its router manager does, and sends each request through it.
+func checkRouting(t *testing.T, parser httpmuxer.SyntaxParser, conf *dynamic.Configuration, want map[string]slicewayRouter, requests []slicewayRequest) {
+	t.Helper()
+	type groupKey struct {
+		entryPoint string
+		tls        bool
+	}
+	var named []string
+	for _, r := range conf.HTTP.Routers {
+		for _, ep := range r.EntryPoints {
+			if !slices.Contains(named, ep) {
+				named = append(named, ep)
+			}
+		}
+	}
+	if len(named) == 0 {
+		named = []string{"web"}
+	}
+	muxers := map[groupKey]*httpmuxer.Muxer{}
+	for name, r := range conf.HTTP.Routers {
+		priority := r.Priority
+		if priority == 0 {
+			priority = httpmuxer.GetRulePriority(r.Rule)
+		}
+		if priority > slicewayMaxUserPriority {
+			t.Errorf("router %s: priority %d is above what Traefik allows a provider", name, priority)
+			continue
+		}
+		eps := r.EntryPoints
+		if len(eps) == 0 {
+			eps = named
+		}
+		handler := http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { rw.Header().Set("X-Router", name) })
+		for _, ep := range eps {
+			k := groupKey{ep, r.TLS != nil}
+			if muxers[k] == nil {
+				muxers[k] = httpmuxer.NewMuxer(parser, nil)
+			}
+			err := muxers[k].AddRoute(r.Rule, r.RuleSyntax, priority, "http", handler)
+			switch {
+			case err != nil && want[name].Parses:
+				t.Errorf("router %s: Traefik refuses the rule that sliceway reads: %v", name, err)
+			case err == nil && !want[name].Parses:
+				t.Errorf("router %s: Traefik takes the rule %q that sliceway does not read", name, r.Rule)
+			}
+		}
+	}
+	decorator := requestdecorator.New(nil)
+	var ambiguous []string
+	for _, q := range requests {
+		mux := muxers[groupKey{q.EntryPoint, q.TLS}]
+		if mux == nil {
+			t.Errorf("no router on entry point %s (tls %v)", q.EntryPoint, q.TLS)
+			continue
+		}
+		req, err := slicewayRequestFor(q)
+		if err != nil {
+			t.Errorf("%s%s: %v", q.Host, q.Path, err)
+			continue
+		}
+		rec := httptest.NewRecorder()
+		decorator.ServeHTTP(rec, req, mux.ServeHTTP)
+		got := rec.Header().Get("X-Router")
+		where := q.EntryPoint
+		if q.TLS {
+			where += " over TLS"
+		}
+		switch {
+		case q.Service != "":
+			var service string
+			if r := conf.HTTP.Routers[got]; r != nil {
+				service = r.Service
+			}
+			if service != q.Service {
+				t.Errorf("%s%s on %s: Traefik routes it to router %q (service %q); the Ingress specification wants service %q", q.Host, q.Path, where, got, service, q.Service)
+			}
+		case len(q.Tied) > 0:
+			if !slices.Contains(q.Tied, got) {
+				t.Errorf("%s%s on %s: Traefik routes it to %q, not one of the tied routers %q", q.Host, q.Path, where, got, q.Tied)
+			}
+			ambiguous = append(ambiguous, q.Host+q.Path+" on "+where+": "+strings.Join(q.Tied, ", "))
+		case got != q.Router:
+			t.Errorf("%s%s on %s: Traefik routes it to %q; sliceway's reading of the rules says %q", q.Host, q.Path, where, got, q.Router)
+		}
+	}
+	for _, a := range ambiguous {
+		t.Errorf("ambiguous: routers of the same priority all match %s (Traefik picks one by map order)", a)
+	}
+}
+
+// slicewayRequestFor is the request as Traefik's server reads it off the
+// wire, the path percent-encoded as RFC 3986 lets a client send it:
+// unreserved characters, sub-delimiters, ":", "@" and "/" as they are,
+// every other byte encoded. (Traefik routes on the path with reserved
+// characters left as the client sent them, so a client that encodes a
+// sub-delimiter, or a "|" that makes Go's server encode all of them
+// again, does not match a rule that holds it.)
+func slicewayRequestFor(q slicewayRequest) (*http.Request, error) {
+	var wire strings.Builder
+	for i := 0; i < len(q.Path); i++ {
+		c := q.Path[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
+			wire.WriteByte(c)
+		default:
+			fmt.Fprintf(&wire, "%%%02X", c)
+		}
+	}
+	u, err := url.ParseRequestURI(wire.String())
+	if err != nil {
+		return nil, err
+	}
+	req := httptest.NewRequest(http.MethodGet, "http://placeholder/", nil)
+	req.URL = u
+	req.RequestURI = u.RequestURI()
+	req.Host = q.Host
+	if q.TLS {
+		req.TLS = &tls.ConnectionState{ServerName: strings.Split(q.Host, ":")[0]}
+	}
+	return req, nil
+}
+
+// TestSlicewayServe starts `sliceway serve --demo` (the binary named by
+// SLICEWAY_BIN) and polls it with Traefik's HTTP provider, as Traefik does
+// at each poll interval: the configuration it sends on must be the one of
+// the case named SLICEWAY_SERVE_CASE, and a second poll must send nothing.
+func TestSlicewayServe(t *testing.T) {
+	bin := os.Getenv("SLICEWAY_BIN")
+	if bin == "" {
+		t.Skip("SLICEWAY_BIN is not set")
+	}
+	data, err := os.ReadFile(os.Getenv("SLICEWAY_CASES"))
+	if err != nil {
+		t.Fatalf("SLICEWAY_CASES: %v", err)
+	}
+	var file slicewayCases
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(file.Cases, func(c slicewayCase) bool { return c.Name == os.Getenv("SLICEWAY_SERVE_CASE") })
+	if i < 0 {
+		t.Fatalf("no case named %q (SLICEWAY_SERVE_CASE)", os.Getenv("SLICEWAY_SERVE_CASE"))
+	}
+	c := file.Cases[i]
+
+	base := slicewayStartServe(t, bin)
+	p := &Provider{Endpoint: base + "/api/config"}
+	p.SetDefaults()
+	if err := p.Init(); err != nil {
+		t.Fatal(err)
+	}
+	messages := make(chan dynamic.Message, 1)
+	if err := p.updateConfiguration(messages); err != nil {
+		t.Fatalf("Traefik's HTTP provider: %v", err)
+	}
+	msg := <-messages
+	checkRead(t, "served", msg.Configuration, c.Routers, c.servers, len(c.Services), c.Certificates)
+	if err := p.updateConfiguration(messages); err != nil {
+		t.Fatalf("Traefik's HTTP provider, second poll: %v", err)
+	}
+	if len(messages) != 0 {
+		t.Error("the second poll of an unchanged configuration sent it again")
+	}
+}
+
+// slicewayStartServe starts `sliceway serve --demo` on a free port and
+// returns its base URL once it has a configuration (/healthz answers).
+func slicewayStartServe(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--demo", "--serve.address", "127.0.0.1:0", "--log.format", "json")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	// The log names the address it listens on.
+	addresses := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			var line struct {
+				Address string `json:"address"`
+			}
+			if json.Unmarshal(lines.Bytes(), &line) == nil && line.Address != "" {
+				addresses <- line.Address
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	var base string
+	select {
+	case address := <-addresses:
+		base = "http://" + address
+	case <-time.After(30 * time.Second):
+		t.Fatal("sliceway serve did not say where it listens within 30s")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			_ = res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sliceway serve at %s has no configuration after 30s", base)
+		}
+	}
+}
