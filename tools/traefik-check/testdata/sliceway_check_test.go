@@ -105,6 +105,7 @@ func TestSlicewayConfigurations(t *testing.T) {
 					t.Fatalf("the %s text is refused: %v", text.format, err)
 				}
 				checkRead(t, text.format, got, c.Routers, c.servers, len(c.Services), c.Certificates)
+				checkFields(t, text.format, c.JSON, got)
 				if conf == nil {
 					conf = got
 				}
@@ -162,6 +163,64 @@ func checkRead(t *testing.T, format string, got *dynamic.Configuration, routers 
 	if len(got.TLS.Certificates) != certificates {
 		t.Errorf("%s: Traefik read %d certificates, sliceway wrote %d", format, len(got.TLS.Certificates), certificates)
 	}
+}
+
+// checkFields checks that every value sliceway wrote (its JSON text) is
+// what Traefik read, field by field: Traefik's configuration written back
+// as JSON holds each of them, with the same value. (It may hold more: the
+// defaults Traefik gives what was left out.) Two values Traefik's file and
+// HTTP providers skip (it fills them only in its own Kubernetes
+// providers): a server's "fenced", which is why fenced servers also carry
+// weight 0, and a router's observability "metadata".
+func checkFields(t *testing.T, format, written string, got *dynamic.Configuration) {
+	t.Helper()
+	var ours, theirs any
+	if err := json.Unmarshal([]byte(written), &ours); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &theirs); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, ours, theirs any)
+	walk = func(path string, ours, theirs any) {
+		switch o := ours.(type) {
+		case map[string]any:
+			th, ok := theirs.(map[string]any)
+			if !ok {
+				t.Errorf("%s: %s: written %v, read %v", format, path, ours, theirs)
+				return
+			}
+			for k, v := range o {
+				if k == "fenced" && strings.Contains(path, ".servers[") || k == "metadata" && strings.HasSuffix(path, ".observability") {
+					continue
+				}
+				tv, ok := th[k]
+				if !ok {
+					t.Errorf("%s: %s.%s: written %v, not read", format, path, k, v)
+					continue
+				}
+				walk(path+"."+k, v, tv)
+			}
+		case []any:
+			th, ok := theirs.([]any)
+			if !ok || len(th) != len(o) {
+				t.Errorf("%s: %s: written %v, read %v", format, path, ours, theirs)
+				return
+			}
+			for i := range o {
+				walk(fmt.Sprintf("%s[%d]", path, i), o[i], th[i])
+			}
+		default:
+			if !reflect.DeepEqual(ours, theirs) {
+				t.Errorf("%s: %s: written %v, read %v", format, path, ours, theirs)
+			}
+		}
+	}
+	walk("", ours, theirs)
 }
 
 // checkRouting builds Traefik's router for each entry point, TLS or not,
