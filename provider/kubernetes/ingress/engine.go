@@ -243,12 +243,22 @@ type engine struct {
 	asmErrs   []*ObjectError            // names taken across groups, found by a full assembly
 	errGroups map[*routerGroup]struct{} // groups with a path that repeats another's rule
 	irregular bool                      // the last full assembly met names whose outcome depends on order: assemble in full until it does not
-	crossed   bool                      // a full assembly met a group whose key another group had taken
-	res       *Result
-	ingresses []*netv1.Ingress        // the served Ingresses of the last result, shared while they do not change
-	texts     map[*ObjectError]string // the texts of recent problems, for sorting
-	errsDirty bool                    // the problems may differ from those of e.res
-	stats     RenderStats
+	// Routers of different keys with one rule: Traefik would pick one of
+	// them at random when their priorities and entry points are the same.
+	// rulePlaced counts the routers in the configuration by rule; tied are
+	// the rules that more than one router had at the last full assembly
+	// (which settled them: the oldest path keeps its router), and tieErrs
+	// what it reported. A change that touches a tied rule, or gives a
+	// router a rule another router has, is assembled in full.
+	rulePlaced map[string]int32
+	tied       map[string]struct{}
+	tieErrs    []*ObjectError
+	crossed    bool // a full assembly met a group whose key another group had taken
+	res        *Result
+	ingresses  []*netv1.Ingress        // the served Ingresses of the last result, shared while they do not change
+	texts      map[*ObjectError]string // the texts of recent problems, for sorting
+	errsDirty  bool                    // the problems may differ from those of e.res
+	stats      RenderStats
 }
 
 // RenderStats count a Renderer's renders by kind.
@@ -376,11 +386,13 @@ type serviceEntry struct {
 type routerGroup struct {
 	key     string
 	members []*pendingRouter
-	names   []string       // the router names given to the members
-	errs    []*ObjectError // members whose name an older member of the group has
+	names   []string         // the router names given to the members
+	placed  []*pendingRouter // the member each name was given to
+	errs    []*ObjectError   // members whose name an older member of the group has
 	// Most keys have one router: room for it without more allocations.
 	memberBuf [1]*pendingRouter
 	buf       [1]string
+	placedBuf [1]*pendingRouter
 }
 
 // svcRef counts the routers that send to a service name.
@@ -1035,6 +1047,7 @@ func (e *engine) collectErrors() []*ObjectError {
 	errs := slices.Clone(e.locErrs)
 	errs = append(errs, e.dbErrs...)
 	errs = append(errs, e.asmErrs...)
+	errs = append(errs, e.tieErrs...)
 	for g := range e.errGroups {
 		errs = append(errs, g.errs...)
 	}
@@ -1202,6 +1215,8 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool) bool {
 	e.slab = make([]routerGroup, 0, routers)
 	e.certRefs = map[string]*certRef{}
 	e.irregular, e.crossed, e.asmErrs = false, false, nil
+	e.rulePlaced = make(map[string]int32, routers)
+	e.tied, e.tieErrs = nil, nil
 	e.errGroups = map[*routerGroup]struct{}{}
 	e.errsDirty = true
 	for _, p := range parts {
@@ -1223,6 +1238,9 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool) bool {
 			return false
 		}
 	}
+	if len(e.tied) > 0 {
+		e.settleTies(out)
+	}
 	for _, p := range e.served {
 		e.addCerts(p)
 	}
@@ -1243,7 +1261,7 @@ func (e *engine) group(key string) *routerGroup {
 			g = &routerGroup{}
 		}
 		g.key = key
-		g.members, g.names = g.memberBuf[:0], g.buf[:0]
+		g.members, g.names, g.placed = g.memberBuf[:0], g.buf[:0], g.placedBuf[:0]
 		e.groups[key] = g
 	}
 	return g
@@ -1337,6 +1355,17 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 		return true
 	}
 	rt := pr.router
+	if e.rulePlaced[rt.Rule] > 0 {
+		// Another router has this rule: who keeps it is settled over all
+		// of them (settleTies).
+		if out.incremental {
+			return false
+		}
+		if e.tied == nil {
+			e.tied = map[string]struct{}{}
+		}
+		e.tied[rt.Rule] = struct{}{}
+	}
 	if out.incremental {
 		// An unchanged router keeps its pointer.
 		if old := out.routers[name]; old != nil && sameRouter(old, rt) {
@@ -1369,32 +1398,108 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 	out.setRouter(name, rt)
 	out.setService(svcName, pr.service)
 	g.names = append(g.names, name)
+	g.placed = append(g.placed, pr)
+	e.rulePlaced[rt.Rule]++
 	return true
 }
 
 // removeNames takes the routers of a group out of the configuration.
 func (e *engine) removeNames(out *output, g *routerGroup) {
 	for _, name := range g.names {
-		rt := out.router(name)
-		out.setRouter(name, nil)
-		if rt == nil {
-			continue
-		}
-		if ref, found := e.svcRefs[rt.Service]; found {
-			if ref.count--; ref.count <= 0 {
-				delete(e.svcRefs, rt.Service)
-				out.setService(rt.Service, nil)
-			} else {
-				e.svcRefs[rt.Service] = ref
-			}
-		}
+		e.unplace(out, name)
 	}
-	g.names = g.buf[:0]
+	g.names, g.placed = g.buf[:0], g.placedBuf[:0]
 	if len(g.errs) > 0 {
 		g.errs = nil
 		delete(e.errGroups, g)
 		e.errsDirty = true
 	}
+}
+
+// unplace takes the router name out of the configuration, and its service
+// when no other router sends to it.
+func (e *engine) unplace(out *output, name string) {
+	rt := out.router(name)
+	out.setRouter(name, nil)
+	if rt == nil {
+		return
+	}
+	if n := e.rulePlaced[rt.Rule] - 1; n > 0 {
+		e.rulePlaced[rt.Rule] = n
+	} else {
+		delete(e.rulePlaced, rt.Rule)
+	}
+	if ref, found := e.svcRefs[rt.Service]; found {
+		if ref.count--; ref.count <= 0 {
+			delete(e.svcRefs, rt.Service)
+			out.setService(rt.Service, nil)
+		} else {
+			e.svcRefs[rt.Service] = ref
+		}
+	}
+}
+
+// rulePlacement is a router of the configuration and the path it came from.
+type rulePlacement struct {
+	g    *routerGroup
+	name string
+	pr   *pendingRouter
+}
+
+// settleTies keeps, among routers of different keys that have one rule,
+// the router of the oldest path (the order of compareRouters), and leaves
+// out each younger one that Traefik could not tell from a kept one: the
+// same priority, both TLS or neither, an entry point in common (none named
+// is all of them). Traefik tries routers of one priority in the order of
+// a Go map, so such a pair would route at random, and differently from
+// one reload (or one replica) to the next. The paths left out are
+// reported.
+func (e *engine) settleTies(out *output) {
+	byRule := make(map[string][]rulePlacement, len(e.tied))
+	for _, g := range e.groups {
+		for i, name := range g.names {
+			if rt := out.router(name); rt != nil {
+				if _, ok := e.tied[rt.Rule]; ok {
+					byRule[rt.Rule] = append(byRule[rt.Rule], rulePlacement{g: g, name: name, pr: g.placed[i]})
+				}
+			}
+		}
+	}
+	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
+		list := byRule[rule]
+		slices.SortFunc(list, func(a, b rulePlacement) int { return compareRouters(a.pr, b.pr) })
+		var kept []rulePlacement
+		for _, c := range list {
+			i := slices.IndexFunc(kept, func(k rulePlacement) bool { return sameRequests(out.router(k.name), out.router(c.name)) })
+			if i < 0 {
+				kept = append(kept, c)
+				continue
+			}
+			winner := kept[i]
+			e.unplace(out, c.name)
+			j := slices.Index(c.g.names, c.name)
+			c.g.names = slices.Delete(c.g.names, j, j+1)
+			c.g.placed = slices.Delete(c.g.placed, j, j+1)
+			ing := c.pr.part.ing
+			e.tieErrs = append(e.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.path.String(), Severity: SeverityError,
+				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
+					winner.pr.part.ing.Namespace, winner.pr.part.ing.Name, rule, winner.name, c.name)})
+		}
+	}
+	e.errsDirty = true
+}
+
+// sameRequests says whether Traefik could not tell two routers with one
+// rule apart: the same priority (0 is the length of the rule), both TLS or
+// neither, and an entry point in common (none named is all of them).
+func sameRequests(a, b *dynamic.Router) bool {
+	if a.Priority != b.Priority || (a.TLS == nil) != (b.TLS == nil) {
+		return false
+	}
+	if len(a.EntryPoints) == 0 || len(b.EntryPoints) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(a.EntryPoints, func(ep string) bool { return slices.Contains(b.EntryPoints, ep) })
 }
 
 func (e *engine) addCerts(p *ingressPart) {
@@ -1451,6 +1556,9 @@ func (e *engine) assembleChanges(olds, news []*ingressPart, swaps []lbSwap) bool
 		for _, p := range list {
 			for _, pr := range p.routers {
 				touched[pr.key] = struct{}{}
+				if _, ok := e.tied[pr.router.Rule]; ok {
+					return false // who keeps a tied rule is settled over all its routers
+				}
 			}
 			defaults = defaults || p.defaultBackend != nil
 			certs = certs || len(p.certs) > 0
