@@ -284,6 +284,7 @@ func TestServeAnswersAsDocumented(t *testing.T) {
 		assert.Contains(t, metrics, "\n"+name+" ")
 	}
 	assert.Contains(t, metrics, "\n"+`sliceway_renders_total{kind="full"} 1`+"\n", "one full render, nothing since")
+	assert.Equal(t, 1.0, metricValue(t, metrics, "sliceway_configurations_encoded_total"), "written once, for the one GET /api/config")
 	// The one full render translated the served Ingresses of the demo
 	// (not those of other classes) and refreshed nothing.
 	translated := metricValue(t, metrics, "sliceway_ingresses_translated_total")
