@@ -107,7 +107,8 @@ func emit(enc *encoders, conf *dynamic.Configuration, file string, out io.Writer
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(file, data)
+	// Traefik's file provider reads the file as a Go template.
+	return writeFileAtomic(file, dynamic.FileProviderText(data))
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames it

@@ -38,7 +38,8 @@ type caseFile struct {
 
 type checkCase struct {
 	Name string `json:"name"`
-	// The configuration as serve and watch --output write it.
+	// The configuration as serve and watch --output write it (the file
+	// for Traefik's file provider).
 	JSON string `json:"json"`
 	YAML string `json:"yaml"`
 	// What Traefik must read from it.
@@ -148,7 +149,7 @@ func load(path string) (checkCase, error) {
 	if text, err = (&dynamic.YAMLEncoder{}).Encode(conf); err != nil {
 		return c, err
 	}
-	c.YAML = string(text)
+	c.YAML = string(dynamic.FileProviderText(text))
 	if conf.TLS != nil {
 		c.Certificates = len(conf.TLS.Certificates)
 	}

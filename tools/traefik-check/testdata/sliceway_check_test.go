@@ -4,12 +4,14 @@ package http
 // tools/traefik-check/run; it is not part of sliceway's build. It reads
 // the cases that tools/traefik-check/cases wrote (SLICEWAY_CASES) and
 // gives each configuration to Traefik's own code: the HTTP provider's
-// decoder (which the file provider shares), the certificate loader, and
+// decoder, the file provider (a template, then the same decoder), the
+// certificate loader, and
 // the HTTP router (the request decorator that finds the request's host,
 // then the muxer, with the priorities Traefik's router manager gives).
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -20,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -29,6 +32,7 @@ import (
 	"github.com/traefik/traefik/v3/pkg/config/dynamic"
 	"github.com/traefik/traefik/v3/pkg/middlewares/requestdecorator"
 	httpmuxer "github.com/traefik/traefik/v3/pkg/muxer/http"
+	"github.com/traefik/traefik/v3/pkg/provider/file"
 )
 
 type slicewayCases struct {
@@ -99,8 +103,11 @@ func TestSlicewayConfigurations(t *testing.T) {
 	for _, c := range file.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			var conf *dynamic.Configuration
-			for _, text := range []struct{ format, text string }{{"JSON (serve)", c.JSON}, {"YAML (watch --output)", c.YAML}} {
-				got, err := decodeConfiguration([]byte(text.text))
+			for _, text := range []struct {
+				format, text string
+				read         func(string) (*dynamic.Configuration, error)
+			}{{"JSON (serve), by the HTTP provider", c.JSON, slicewayHTTPProvider}, {"YAML (watch --output), by the file provider", c.YAML, slicewayFileProvider(t)}} {
+				got, err := text.read(text.text)
 				if err != nil {
 					t.Fatalf("the %s text is refused: %v", text.format, err)
 				}
@@ -117,6 +124,25 @@ func TestSlicewayConfigurations(t *testing.T) {
 			}
 			checkRouting(t, parser, conf, c.Routers, c.Requests)
 		})
+	}
+}
+
+// slicewayHTTPProvider reads a text as Traefik's HTTP provider reads a
+// response.
+func slicewayHTTPProvider(text string) (*dynamic.Configuration, error) {
+	return decodeConfiguration([]byte(text))
+}
+
+// slicewayFileProvider reads a text as Traefik's file provider reads a
+// file: a Go template first (with Sprig's functions), then YAML.
+func slicewayFileProvider(t *testing.T) func(string) (*dynamic.Configuration, error) {
+	return func(text string) (*dynamic.Configuration, error) {
+		name := filepath.Join(t.TempDir(), "sliceway.yaml")
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		p := &file.Provider{Filename: name}
+		return p.CreateConfiguration(context.Background(), name, nil, false)
 	}
 }
 
