@@ -81,10 +81,9 @@ type slicewayRequest struct {
 	Service    string   `json:"service"`
 }
 
-// The largest priority a router of a provider may have (pkg/server/router).
-const slicewayMaxUserPriority = math.MaxInt - 1000
-
-func TestSlicewayConfigurations(t *testing.T) {
+// readSlicewayCases reads the file named by SLICEWAY_CASES.
+func readSlicewayCases(t *testing.T) slicewayCases {
+	t.Helper()
 	data, err := os.ReadFile(os.Getenv("SLICEWAY_CASES"))
 	if err != nil {
 		t.Fatalf("SLICEWAY_CASES: %v", err)
@@ -93,6 +92,14 @@ func TestSlicewayConfigurations(t *testing.T) {
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
 	}
+	return file
+}
+
+// The largest priority a router of a provider may have (pkg/server/router).
+const slicewayMaxUserPriority = math.MaxInt - 1000
+
+func TestSlicewayConfigurations(t *testing.T) {
+	file := readSlicewayCases(t)
 	if len(file.Cases) == 0 {
 		t.Fatal("no cases")
 	}
@@ -381,14 +388,7 @@ func TestSlicewayServe(t *testing.T) {
 	if bin == "" {
 		t.Skip("SLICEWAY_BIN is not set")
 	}
-	data, err := os.ReadFile(os.Getenv("SLICEWAY_CASES"))
-	if err != nil {
-		t.Fatalf("SLICEWAY_CASES: %v", err)
-	}
-	var file slicewayCases
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatal(err)
-	}
+	file := readSlicewayCases(t)
 	i := slices.IndexFunc(file.Cases, func(c slicewayCase) bool { return c.Name == os.Getenv("SLICEWAY_SERVE_CASE") })
 	if i < 0 {
 		t.Fatalf("no case named %q (SLICEWAY_SERVE_CASE)", os.Getenv("SLICEWAY_SERVE_CASE"))
