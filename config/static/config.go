@@ -14,7 +14,7 @@ type Configuration struct {
 	Manifests  []string   `description:"Manifest files or directories to serve as an in-memory cluster instead of connecting to one." json:"manifests,omitempty" toml:"manifests,omitempty" yaml:"manifests,omitempty"`
 	Demo       bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
 	Format     string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
-	Output     string     `description:"File that watch writes each new configuration to, as YAML, atomically (for Traefik's file provider), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
+	Output     string     `description:"File that watch writes each new configuration to, as YAML, atomically, for Traefik's file provider (which reads it as a Go template: each {{ is written as an action that gives it back), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
 	Serve      *Serve     `description:"The HTTP server of serve." json:"serve,omitempty" toml:"serve,omitempty" yaml:"serve,omitempty" export:"true"`
 }
 
