@@ -102,6 +102,11 @@ func main() {
 		}
 		file.Cases = append(file.Cases, c)
 	}
+	requests := 0
+	for _, c := range file.Cases {
+		requests += len(c.Requests)
+	}
+	fmt.Fprintf(os.Stderr, "%d configurations, %d requests\n", len(file.Cases), requests)
 	data, err := json.Marshal(file)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cases: %v\n", err)
