@@ -42,27 +42,19 @@ type checkCase struct {
 	// for Traefik's file provider).
 	JSON string `json:"json"`
 	YAML string `json:"yaml"`
-	// What Traefik must read from it.
-	Routers      map[string]routerWant   `json:"routers"`
-	Services     map[string][]serverWant `json:"services"`
-	Certificates int                     `json:"certificates"`
-	Requests     []request               `json:"requests"`
+	// What Traefik must read from it, besides the values of the text: as
+	// many routers (and whether each rule parses), services and
+	// certificates.
+	Routers      map[string]routerWant `json:"routers"`
+	Services     int                   `json:"services"`
+	Certificates int                   `json:"certificates"`
+	Requests     []request             `json:"requests"`
 }
 
 type routerWant struct {
-	Rule        string   `json:"rule"`
-	Priority    int      `json:"priority"` // as set; 0 is Traefik's default, the length of the rule
-	Service     string   `json:"service"`
-	EntryPoints []string `json:"entryPoints"`
-	TLS         bool     `json:"tls"`
 	// Parses says whether package rule reads the rule; Traefik's parser
 	// must agree.
 	Parses bool `json:"parses"`
-}
-
-type serverWant struct {
-	URL    string `json:"url"`
-	Weight *int   `json:"weight,omitempty"`
 }
 
 // request is one request on an entry point, over TLS or not. Router is
@@ -145,7 +137,7 @@ func load(path string) (checkCase, error) {
 	if conf == nil {
 		conf = &dynamic.Configuration{}
 	}
-	c := checkCase{Name: path, Routers: map[string]routerWant{}, Services: map[string][]serverWant{}}
+	c := checkCase{Name: path, Routers: map[string]routerWant{}}
 	text, err := (&dynamic.JSONEncoder{}).Encode(conf)
 	if err != nil {
 		return c, err
@@ -169,23 +161,15 @@ func load(path string) (checkCase, error) {
 }
 
 // readRouters fills in the routers and services of c, and the requests
-// that sliceway's reading of the rules routes.
+// with the router sliceway's reading of the rules sends each to.
 func readRouters(c *checkCase, conf *dynamic.Configuration) {
 	if conf.HTTP == nil {
 		return
 	}
-	for name, s := range conf.HTTP.Services {
-		var servers []serverWant
-		if s != nil && s.LoadBalancer != nil {
-			for _, srv := range s.LoadBalancer.Servers {
-				servers = append(servers, serverWant{URL: srv.URL, Weight: srv.Weight})
-			}
-		}
-		c.Services[name] = servers
-	}
+	c.Services = len(conf.HTTP.Services)
 	t := newTable(conf.HTTP.Routers)
-	for name, r := range conf.HTTP.Routers {
-		c.Routers[name] = routerWant{Rule: r.Rule, Priority: r.Priority, Service: r.Service, EntryPoints: r.EntryPoints, TLS: r.TLS != nil, Parses: t.parsed[name] != nil}
+	for name := range conf.HTTP.Routers {
+		c.Routers[name] = routerWant{Parses: t.parsed[name] != nil}
 	}
 	c.Requests = t.requests()
 }

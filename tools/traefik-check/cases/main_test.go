@@ -47,7 +47,8 @@ func TestRequestsFollowTraefiksOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, c.Routers["a"].Parses)
 	assert.False(t, c.Routers["bad"].Parses)
-	assert.Equal(t, []serverWant{{URL: "http://10.0.0.1:80"}}, c.Services["s"])
+	assert.Equal(t, 1, c.Services)
+	assert.Len(t, c.Routers, 7)
 	assert.NotContains(t, c.JSON, `"http":{}`)
 
 	find := func(tls bool, host, path string) request {
