@@ -35,8 +35,9 @@ check-traefik:
 	bash tools/traefik-check/run
 
 # Traefik's Kubernetes Ingress provider and sliceway's full render on the
-# same generated clusters, in turn (fetches Traefik's module; see
-# docs/performance.md).
+# same generated clusters, in turn, then what Traefik's HTTP and file
+# providers spend reading sliceway's configurations (fetches Traefik's
+# module; see docs/performance.md).
 bench-traefik:
 	bash tools/traefik-bench/run
 
