@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -177,8 +178,7 @@ func readRouters(c *checkCase, conf *dynamic.Configuration) {
 // table is sliceway's reading of the routers: package rule's matching in
 // Traefik's order (priority, which defaults to the length of the rule).
 type table struct {
-	routers map[string]*dynamic.Router
-	parsed  map[string]rule.Expr
+	parsed map[string]rule.Expr
 	// The routes of each entry point and TLS or not, highest priority first.
 	groups map[groupKey][]route
 	hosts  map[string][]string // request hosts to try, by router
@@ -197,20 +197,14 @@ type route struct {
 }
 
 func newTable(routers map[string]*dynamic.Router) *table {
-	t := &table{routers: routers, parsed: map[string]rule.Expr{}, groups: map[groupKey][]route{}, hosts: map[string][]string{}, paths: map[string][]string{}}
+	t := &table{parsed: map[string]rule.Expr{}, groups: map[groupKey][]route{}, hosts: map[string][]string{}, paths: map[string][]string{}}
 	named := map[string]bool{}
 	for _, r := range routers {
 		for _, ep := range r.EntryPoints {
 			named[ep] = true
 		}
 	}
-	entryPoints := slices.Sorted(func(yield func(string) bool) {
-		for ep := range named {
-			if !yield(ep) {
-				return
-			}
-		}
-	})
+	entryPoints := slices.Sorted(maps.Keys(named))
 	if len(entryPoints) == 0 {
 		entryPoints = []string{defaultEntryPoint}
 	}
@@ -295,13 +289,7 @@ const maxCross = 5000
 
 func (t *table) requests() []request {
 	var out []request
-	keys := slices.SortedFunc(func(yield func(groupKey) bool) {
-		for k := range t.groups {
-			if !yield(k) {
-				return
-			}
-		}
-	}, func(a, b groupKey) int {
+	keys := slices.SortedFunc(maps.Keys(t.groups), func(a, b groupKey) int {
 		if a.entryPoint != b.entryPoint {
 			return strings.Compare(a.entryPoint, b.entryPoint)
 		}
