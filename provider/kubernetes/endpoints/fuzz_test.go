@@ -284,7 +284,9 @@ func fixtureSlices(f testing.TB) map[string][]*discoveryv1.EndpointSlice {
 //     (RefusedAddress, RefusedName) is ever a backend;
 //   - the input is not modified, its order does not matter, and topology
 //     only narrows ready backends, never to none;
-//   - every problem names a slice and a field.
+//   - every problem names a slice and a field;
+//   - the prepared slices (Prepare, AppendSelectPrepared) give the same
+//     backends and problems, and each prepared URL is its backend's.
 func FuzzSelect(f *testing.F) {
 	for _, group := range fixtureSlices(f) {
 		portNames := map[string]bool{}
@@ -343,6 +345,7 @@ func FuzzSelect(f *testing.F) {
 			require.True(t, reflect.DeepEqual(before[i], list[i]), "Select modified slice %d", i)
 		}
 		checkBackends(t, list, portName, opts, got)
+		checkPreparedMatches(t, list, portName, opts)
 
 		for _, p := range problems {
 			require.NotNil(t, p)

@@ -73,6 +73,19 @@ type Backend struct {
 	Address string // canonical IP text (netip.Addr.String()), or the lower-cased FQDN for FQDN slices
 	Port    int32
 	Fenced  bool // serving but terminating: only existing (sticky) sessions may reach it
+
+	url string // scheme://host:port, written by Prepare, when the backend came from a prepared slice
+}
+
+// URL returns scheme://host:port of the backend when Prepare wrote it for
+// that scheme (a backend that AppendSelectPrepared took from a prepared
+// slice), without building a string; ok is false otherwise.
+func (b Backend) URL(scheme string) (url string, ok bool) {
+	n := len(scheme)
+	if len(b.url) > n+3 && b.url[:n] == scheme && b.url[n:n+3] == "://" {
+		return b.url, true
+	}
+	return "", false
 }
 
 // HostPort returns address:port, IPv6 in brackets (net.JoinHostPort).
@@ -142,6 +155,7 @@ type candidate struct {
 	port  int32
 	class class
 	hints *discoveryv1.EndpointHints // of the copy that gave the class; shared with the slice
+	url   string                     // the prepared URL of a prepared slice's address, else ""
 }
 
 // selector holds what collect needs across the slices of one Select call
@@ -231,6 +245,13 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 		uniq = dedupGeneral(cands, order)
 	}
 
+	return finish(dst, cands, uniq, opts), sel.problems
+}
+
+// finish applies topology and the terminating policy to the unique
+// candidates cands[uniq[...]], in output order, and appends the backends
+// they give to dst.
+func finish(dst []Backend, cands []candidate, uniq []int32, opts Options) []Backend {
 	if opts.Node != "" || opts.Zone != "" {
 		applyTopology(cands, uniq, opts.Node, opts.Zone)
 	}
@@ -249,7 +270,7 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 		}
 	}
 	if kept == 0 {
-		return dst, sel.problems
+		return dst
 	}
 
 	out := dst
@@ -258,7 +279,7 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 	}
 	for _, idx := range uniq {
 		c := &cands[idx]
-		b := Backend{Address: c.text, Port: c.port}
+		b := Backend{Address: c.text, Port: c.port, url: c.url}
 		switch c.class {
 		case classReady:
 		case classServingTerminating:
@@ -275,7 +296,7 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 		}
 		out = append(out, b)
 	}
-	return out, sel.problems
+	return out
 }
 
 // dedupGeneral sorts the indices of cands (appended to order, which is
@@ -441,19 +462,26 @@ func (sel *selector) report(s *discoveryv1.EndpointSlice, field string, err erro
 	sel.problems = append(sel.problems, &Problem{Slice: sliceName(s), Field: field, Err: err})
 }
 
-// collect appends the usable addresses of one slice to cands and reports its defects.
-func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []candidate {
+// wanted says whether the slice may be read at all: managed by one of the
+// managers the options list (reporting it when not), and not of the other
+// family of a dual-stack Service.
+func (sel *selector) wanted(s *discoveryv1.EndpointSlice) bool {
 	if len(sel.opts.Managers) > 0 {
 		manager := s.Labels[discoveryv1.LabelManagedBy]
 		if !slices.Contains(sel.opts.Managers, manager) {
 			sel.report(s, "metadata.labels["+discoveryv1.LabelManagedBy+"]",
 				fmt.Errorf("managed by %q, which endpointSliceManagers does not list: the slice is ignored", manager))
-			return cands
+			return false
 		}
 	}
-	if (s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6) &&
-		len(sel.opts.AddressTypes) > 0 && !slices.Contains(sel.opts.AddressTypes, s.AddressType) {
-		return cands // the other family of a dual-stack Service
+	return !(s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6) ||
+		len(sel.opts.AddressTypes) == 0 || slices.Contains(sel.opts.AddressTypes, s.AddressType)
+}
+
+// collect appends the usable addresses of one slice to cands and reports its defects.
+func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []candidate {
+	if !sel.wanted(s) {
+		return cands
 	}
 	portIdx := -1
 	for i := range s.Ports {

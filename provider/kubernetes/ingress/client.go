@@ -22,6 +22,7 @@ import (
 	netlisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -404,11 +405,11 @@ func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1
 	return nil
 }
 
-func (s listerSnapshot) serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice) {
+func (s listerSnapshot) serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice, []*endpoints.Prepared) {
 	if o := s.c.index.get(namespace, name); o != nil && o.svc != nil {
-		return o.svc, o.slices
+		return o.svc, o.slices, o.prepared
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {

@@ -373,8 +373,9 @@ type serviceEntry struct {
 	svcKey string // namespace/service
 	name   string // the service's name in the configuration
 
-	svc    *corev1.Service // the objects it was built from
-	slices []*discoveryv1.EndpointSlice
+	svc      *corev1.Service // the objects it was built from
+	slices   []*discoveryv1.EndpointSlice
+	prepared []*endpoints.Prepared // the slices prepared by the client's index, else nil
 
 	service *dynamic.Service
 	err     error          // why the Service port has no load balancer
@@ -437,7 +438,7 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	// id starts with namespace/service.
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
 	if sr, ok := e.snap.(serviceReader); ok {
-		en.svc, en.slices = sr.serviceAndSlices(namespace, sb.Name)
+		en.svc, en.slices, en.prepared = sr.serviceAndSlices(namespace, sb.Name)
 	} else if en.svc = e.snap.Service(namespace, sb.Name); en.svc != nil {
 		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
 	}

@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
 // Snapshot is the read-only view of the cluster that translation reads. The
@@ -30,9 +32,10 @@ type Snapshot interface {
 }
 
 // serviceReader is the optional method of a Snapshot that finds a Service
-// and its slices with one lookup (the slices only when there is the Service).
+// and its slices with one lookup (the slices only when there is the
+// Service), and the slices prepared for endpoints.AppendSelectPrepared.
 type serviceReader interface {
-	serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice)
+	serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice, []*endpoints.Prepared)
 }
 
 // concurrentReader is the optional method of a Snapshot that may be read

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
 // serviceIndex keeps, for each Service, the Service object and its
@@ -27,7 +29,15 @@ type objectKey struct{ namespace, name string }
 type serviceObjects struct {
 	svc    *corev1.Service
 	slices []*discoveryv1.EndpointSlice // by name
+	// prepared[i] is slices[i] prepared for endpoints.AppendSelectPrepared
+	// when the slice arrived, so that no render parses its addresses again.
+	prepared []*endpoints.Prepared
 }
+
+// preparedScheme is the scheme the URLs of prepared slices are written
+// for: that of every Service port but those of port 443, named https*, or
+// given another scheme by annotation, whose URLs a render writes.
+const preparedScheme = "http"
 
 func newServiceIndex() *serviceIndex {
 	return &serviceIndex{m: map[objectKey]*serviceObjects{}}
@@ -55,27 +65,40 @@ func (x *serviceIndex) service(old, new any) {
 // slice records an EndpointSlice event. A slice whose service-name label
 // changed moves from one Service to the other.
 func (x *serviceIndex) slice(old, new any) {
+	var prepared *endpoints.Prepared
+	newSlice := eventObject[*discoveryv1.EndpointSlice](new)
+	if newSlice != nil {
+		prepared = endpoints.Prepare(newSlice, preparedScheme) // before the lock: renders read on
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if s := eventObject[*discoveryv1.EndpointSlice](old); s != nil {
 		if key, ok := sliceService(s); ok {
-			x.set(key, func(o *serviceObjects) { o.slices = without(o.slices, s.Name) })
+			x.set(key, func(o *serviceObjects) { o.without(s.Name) })
 		}
 	}
-	if s := eventObject[*discoveryv1.EndpointSlice](new); s != nil {
+	if s := newSlice; s != nil {
 		if key, ok := sliceService(s); ok {
 			x.set(key, func(o *serviceObjects) {
-				list := without(o.slices, s.Name) // one of the same name is replaced
-				i, _ := slices.BinarySearchFunc(list, s.Name, func(e *discoveryv1.EndpointSlice, name string) int { return strings.Compare(e.Name, name) })
-				o.slices = slices.Insert(list, i, s)
+				o.without(s.Name) // one of the same name is replaced
+				i, _ := slices.BinarySearchFunc(o.slices, s.Name, func(e *discoveryv1.EndpointSlice, name string) int { return strings.Compare(e.Name, name) })
+				o.slices = slices.Insert(o.slices, i, s)
+				o.prepared = slices.Insert(o.prepared, i, prepared)
 			})
 		}
 	}
 }
 
-// without returns a copy of list without the slice named name.
-func without(list []*discoveryv1.EndpointSlice, name string) []*discoveryv1.EndpointSlice {
-	return slices.DeleteFunc(slices.Clone(list), func(e *discoveryv1.EndpointSlice) bool { return e.Name == name })
+// without replaces the slices of o (and their prepared forms) by copies
+// without the slice named name.
+func (o *serviceObjects) without(name string) {
+	list, prepared := make([]*discoveryv1.EndpointSlice, 0, len(o.slices)), make([]*endpoints.Prepared, 0, len(o.slices))
+	for i, s := range o.slices {
+		if s.Name != name {
+			list, prepared = append(list, s), append(prepared, o.prepared[i])
+		}
+	}
+	o.slices, o.prepared = list, prepared
 }
 
 // set replaces the value of key by a copy that change modified, and drops
@@ -87,7 +110,7 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 	}
 	change(o)
 	if len(o.slices) == 0 {
-		o.slices = nil
+		o.slices, o.prepared = nil, nil
 	}
 	if o.svc == nil && o.slices == nil {
 		delete(x.m, key)

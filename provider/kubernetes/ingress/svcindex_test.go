@@ -1,16 +1,22 @@
 package ingress
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
 func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {
@@ -21,13 +27,21 @@ func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {
 	return s
 }
 
+// sliceNames are the names of the slices of o, which must each have their
+// prepared form beside them.
 func sliceNames(o *serviceObjects) []string {
 	if o == nil {
 		return nil
 	}
 	var names []string
-	for _, s := range o.slices {
+	for i, s := range o.slices {
 		names = append(names, s.Name)
+		if i >= len(o.prepared) || o.prepared[i].Slice() != s {
+			panic(fmt.Sprintf("slice %s has not its prepared form beside it", s.Name))
+		}
+	}
+	if len(o.prepared) != len(o.slices) {
+		panic(fmt.Sprintf("%d prepared forms for %d slices", len(o.prepared), len(o.slices)))
 	}
 	return names
 }
@@ -118,5 +132,60 @@ func checkIndex(t *testing.T, c *Client) {
 		require.Same(t, w.svc, got.svc, "the Service %v", key)
 		require.ElementsMatch(t, w.slices, got.slices, "the slices of %v", key)
 		require.True(t, slices.IsSortedFunc(got.slices, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) }), "the slices of %v by name", key)
+		require.NotPanics(t, func() { sliceNames(got) }, "the prepared slices of %v", key)
+	}
+}
+
+// TestRenderTakesPreparedURLs: a render through the client builds the
+// servers of a Service from the slices its index prepared, taking the URLs
+// Prepare wrote (the same memory, not a copy), except where the scheme is
+// not the one they were written for; IPv6 clusters too.
+func TestRenderTakesPreparedURLs(t *testing.T) {
+	for _, family := range []string{"IPv4", "IPv6"} {
+		t.Run(family, func(t *testing.T) {
+			objs := clustergen.Cluster(40, 20)
+			if family == "IPv6" {
+				objs = clustergen.ToIPv6(objs)
+			}
+			// The first Service's port is 443: its URLs are https and built.
+			for _, o := range objs {
+				if svc, ok := o.(*corev1.Service); ok && svc.Name == clustergen.Name(0) {
+					svc.Spec.Ports[0].Port = 443
+				}
+			}
+			client, _ := startClient(t, fake.NewClientset(objs...), ClientOptions{})
+			opts := benchOptions()
+			res := Translate(client.Snapshot(), opts)
+			require.Empty(t, res.Errors)
+			require.Len(t, res.Configuration.HTTP.Services, 40)
+
+			shared, want := 0, 0
+			for i := range 40 {
+				o := client.index.get(clustergen.Namespace, clustergen.Name(i))
+				require.NotNil(t, o)
+				port := o.svc.Spec.Ports[0]
+				svc := res.Configuration.HTTP.Services[serviceKey(o.svc.Namespace, o.svc.Name, port.Name)]
+				require.NotNil(t, svc, "the load balancer of %s", o.svc.Name)
+				if port.Port != 443 {
+					want += len(svc.LoadBalancer.Servers)
+				}
+				backends, _ := endpoints.AppendSelectPrepared(nil, o.prepared, port.Name, endpoints.Options{AddressTypes: (&engine{}).addressTypes(o.svc)})
+				require.Len(t, svc.LoadBalancer.Servers, len(backends))
+				for j, b := range backends {
+					got := svc.LoadBalancer.Servers[j].URL
+					prepared, ok := b.URL("http")
+					require.True(t, ok, "a backend of a prepared slice without its URL")
+					if port.Port == 443 {
+						require.Equal(t, "https"+strings.TrimPrefix(prepared, "http"), got)
+						continue
+					}
+					require.Equal(t, prepared, got)
+					require.Same(t, unsafe.StringData(prepared), unsafe.StringData(got), "the URL was written again")
+					shared++
+				}
+			}
+			require.Equal(t, want, shared)
+			require.Greater(t, shared, 39*10)
+		})
 	}
 }

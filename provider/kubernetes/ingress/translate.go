@@ -581,7 +581,13 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
 	// One buffer of backends (per goroutine of a parallel render) serves
 	// every Service: they become URLs at once.
-	backends, problems := endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
+	var backends []endpoints.Backend
+	var problems []*endpoints.Problem
+	if en.prepared != nil {
+		backends, problems = endpoints.AppendSelectPrepared((*scratch)[:0], en.prepared, p.Name, opts)
+	} else {
+		backends, problems = endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
+	}
 	*scratch = backends[:0]
 	for _, pr := range problems {
 		ns, name, _ := strings.Cut(pr.Slice, "/")
@@ -591,6 +597,9 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 		return nil
 	}
 	servers := make([]dynamic.Server, len(backends))
+	if preparedURLs(servers, backends, scheme) {
+		return servers
+	}
 	// All URLs of the service share one string, built at its exact size;
 	// the text of a port is made once for the backends that share it (all
 	// of them, mostly). The length of each URL is worked out once (on the
@@ -646,6 +655,27 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 		}
 	}
 	return servers
+}
+
+// preparedURLs fills servers from backends that all carry the URL Prepare
+// wrote for scheme (those of the prepared slices of the client's index),
+// and says whether they did; the URLs are parts of the slices' text.
+func preparedURLs(servers []dynamic.Server, backends []endpoints.Backend, scheme string) bool {
+	var zero *int // the weight of fenced servers, shared by those of this service
+	for i, b := range backends {
+		url, ok := b.URL(scheme)
+		if !ok {
+			return false
+		}
+		servers[i] = dynamic.Server{URL: url}
+		if b.Fenced {
+			if zero == nil {
+				zero = new(int)
+			}
+			servers[i].Weight, servers[i].Fenced = zero, true
+		}
+	}
+	return true
 }
 
 // portSuffix writes ":port" into buf.

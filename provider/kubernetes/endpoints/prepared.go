@@ -1,0 +1,388 @@
+package endpoints
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// Prepared is the part of Select's work that depends on one EndpointSlice
+// alone, done once when the slice arrives instead of at every render (as
+// kube-proxy keeps the endpoints of each slice and merges them when it
+// syncs): every address parsed, checked and classified by its conditions,
+// the addresses sorted, and the URL of each address at each port written.
+// AppendSelectPrepared then merges the sorted addresses of a Service's
+// slices, which reads a few compact arrays instead of every endpoint of
+// every slice, and hands out the written URLs (Backend.URL).
+//
+// Only the common slice is prepared: IPv4 or IPv6, one address per
+// endpoint in the canonical text an API server returns, none that
+// RefusedAddress refuses (even with loopback allowed), and every port TCP
+// with a number in 1..65535. Of any other slice Prepare keeps the slice alone, and
+// AppendSelectPrepared reads it as AppendSelect does. Either way the
+// result is AppendSelect's, problems included.
+//
+// A Prepared is never modified once made, so renders on several
+// goroutines may share it, and the URLs a configuration holds are parts
+// of its text.
+type Prepared struct {
+	slice  *discoveryv1.EndpointSlice
+	family uint8 // 4 or 6 when the fields below describe the slice; 0 when Select reads the slice
+	dup    bool  // an address stands twice in the slice
+	scheme string
+	ports  []preparedPort
+	keys4  []uint64 // IPv4: address<<32 | class inverted<<preparedIndexBits | endpoint index, sorted
+	keys6  []key6   // IPv6: the address in two halves, then class inverted<<preparedIndexBits | endpoint index, sorted
+	// The URLs (scheme://host:port) of the keys at the first urlPorts
+	// ports, port after port, in the order of the keys, in one text:
+	// ends[port*len(keys)+k] is where that of key k at that port ends.
+	urls     string
+	ends     []uint32
+	urlPorts int
+
+	portBuf [1]preparedPort // most slices have one port
+}
+
+// preparedPort is a port of a prepared slice: TCP, numbered in range.
+type preparedPort struct {
+	name string
+	port int32
+}
+
+const (
+	// preparedIndexBits is how many bits of a prepared key hold the
+	// endpoint's index: slices of more endpoints are not prepared.
+	preparedIndexBits = 30
+	preparedIndexMask = 1<<preparedIndexBits - 1
+	// maxPreparedPorts is how many ports of a slice get their URLs
+	// written; AppendSelectPrepared leaves the URLs of the others to its
+	// caller. Slices mostly have one or two.
+	maxPreparedPorts = 4
+)
+
+// Prepare does the work of Select that depends on slice s alone; the URLs
+// are written for scheme (the scheme a caller asks Backend.URL for). The
+// slice must not be modified afterwards (informer objects never are).
+func Prepare(s *discoveryv1.EndpointSlice, scheme string) *Prepared {
+	p := &Prepared{slice: s}
+	if s == nil || len(s.Endpoints) > preparedIndexMask || len(s.Ports) == 0 {
+		return p
+	}
+	var family uint8
+	switch s.AddressType {
+	case discoveryv1.AddressTypeIPv4:
+		family = 4
+	case discoveryv1.AddressTypeIPv6:
+		family = 6
+	default:
+		return p
+	}
+	ports := p.portBuf[:0]
+	if len(s.Ports) > len(p.portBuf) {
+		ports = make([]preparedPort, 0, len(s.Ports))
+	}
+	ports = ports[:len(s.Ports)]
+	for i := range s.Ports {
+		sp := &s.Ports[i]
+		if sp.Protocol != nil && *sp.Protocol != corev1.ProtocolTCP || sp.Port == nil || *sp.Port < 1 || *sp.Port > 65535 {
+			return p // left to collect, which reports it
+		}
+		if sp.Name != nil {
+			ports[i].name = *sp.Name
+		}
+		ports[i].port = *sp.Port
+	}
+	for i := range s.Endpoints {
+		if len(s.Endpoints[i].Addresses) != 1 {
+			return p
+		}
+	}
+	if family == 4 {
+		keys := make([]uint64, len(s.Endpoints))
+		for i := range s.Endpoints {
+			ep := &s.Endpoints[i]
+			a4, ok := parseCanonicalIPv4(ep.Addresses[0])
+			if !ok || maybeRefusedIPv4(a4) && RefusedAddress(netip.AddrFrom4(a4), false) != "" {
+				return p // left to collect, which reports it (or, for loopback, may let it through)
+			}
+			keys[i] = uint64(binary.BigEndian.Uint32(a4[:]))<<32 | preparedRest(classify(ep.Conditions), i)
+		}
+		slices.Sort(keys)
+		for i := 1; i < len(keys); i++ {
+			p.dup = p.dup || keys[i]>>32 == keys[i-1]>>32
+		}
+		p.keys4 = keys
+	} else {
+		keys := make([]key6, len(s.Endpoints))
+		for i := range s.Endpoints {
+			ep := &s.Endpoints[i]
+			a16, ok := parseCanonicalIPv6(ep.Addresses[0])
+			if !ok || maybeRefusedIPv6(a16) && RefusedAddress(netip.AddrFrom16(a16), false) != "" {
+				return p
+			}
+			keys[i] = key6{hi: binary.BigEndian.Uint64(a16[:8]), lo: binary.BigEndian.Uint64(a16[8:]), rest: preparedRest(classify(ep.Conditions), i)}
+		}
+		slices.SortFunc(keys, compareKey6)
+		for i := 1; i < len(keys); i++ {
+			p.dup = p.dup || keys[i].hi == keys[i-1].hi && keys[i].lo == keys[i-1].lo
+		}
+		p.keys6 = keys
+	}
+	p.family, p.ports, p.scheme = family, ports, scheme
+	p.writeURLs(min(len(ports), maxPreparedPorts))
+	return p
+}
+
+// preparedRest is the end of a prepared key: the class inverted (the best
+// sorts first) and the endpoint's index.
+func preparedRest(c class, index int) uint64 {
+	return uint64(classReady-c)<<preparedIndexBits | uint64(index)
+}
+
+// writeURLs writes scheme://address:port for every key at each of the
+// first ports ports, IPv6 addresses in brackets, in one text.
+func (p *Prepared) writeURLs(ports int) {
+	n := p.len()
+	if n == 0 || ports == 0 {
+		return
+	}
+	var buf [8]byte
+	size := 0
+	for k := range n {
+		size += len(p.scheme) + len("://") + len(p.address(k))
+		if p.family == 6 {
+			size += len("[]")
+		}
+	}
+	size *= ports
+	for i := range ports {
+		size += n * len(portSuffix(&buf, p.ports[i].port))
+	}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]uint32, 0, n*ports)
+	for i := range ports {
+		suffix := portSuffix(&buf, p.ports[i].port)
+		for k := range n {
+			b.WriteString(p.scheme)
+			b.WriteString("://")
+			if p.family == 6 {
+				b.WriteByte('[')
+				b.WriteString(p.address(k))
+				b.WriteByte(']')
+			} else {
+				b.WriteString(p.address(k))
+			}
+			b.Write(suffix)
+			ends = append(ends, uint32(b.Len()))
+		}
+	}
+	p.urls, p.ends, p.urlPorts = b.String(), ends, ports
+}
+
+// portSuffix writes ":port" into buf.
+func portSuffix(buf *[8]byte, port int32) []byte {
+	return strconv.AppendInt(append(buf[:0], ':'), int64(port), 10)
+}
+
+// Slice returns the slice p was prepared from.
+func (p *Prepared) Slice() *discoveryv1.EndpointSlice { return p.slice }
+
+// len is how many addresses the prepared slice has.
+func (p *Prepared) len() int { return len(p.keys4) + len(p.keys6) }
+
+// rest is the class inverted and endpoint index of key k.
+func (p *Prepared) rest(k int) uint64 {
+	if p.family == 4 {
+		return p.keys4[k] & (1<<32 - 1)
+	}
+	return p.keys6[k].rest
+}
+
+// address is the text of the address of key k, as the slice has it
+// (which Prepare checked is canonical).
+func (p *Prepared) address(k int) string {
+	return p.slice.Endpoints[p.rest(k)&preparedIndexMask].Addresses[0]
+}
+
+// url is the URL of key k at the port of index port, "" when it was not written.
+func (p *Prepared) url(port, k int) string {
+	if port >= p.urlPorts {
+		return ""
+	}
+	i := port*p.len() + k
+	start := uint32(0)
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	return p.urls[start:p.ends[i]]
+}
+
+// preparedRun is the addresses of one prepared slice in the merge of
+// AppendSelectPrepared: its port, and the next of its keys.
+type preparedRun struct {
+	p      *Prepared
+	port   int32
+	portIx int
+	next   int
+}
+
+// before says whether the next key of run a sorts before that of run b,
+// with a read before b: address, port, class (best first) when byClass
+// (with publishNotReady every copy is ready), then the order the slices
+// were read in, as the candidates of AppendSelect sort.
+func (a *preparedRun) before(b *preparedRun, byClass bool) bool {
+	if a.p.family == 4 {
+		ka, kb := a.p.keys4[a.next], b.p.keys4[b.next]
+		if ka>>32 != kb>>32 {
+			return ka>>32 < kb>>32
+		}
+	} else {
+		ka, kb := &a.p.keys6[a.next], &b.p.keys6[b.next]
+		if ka.hi != kb.hi {
+			return ka.hi < kb.hi
+		}
+		if ka.lo != kb.lo {
+			return ka.lo < kb.lo
+		}
+	}
+	if a.port != b.port {
+		return a.port < b.port
+	}
+	return byClass && a.p.rest(a.next)>>preparedIndexBits < b.p.rest(b.next)>>preparedIndexBits
+}
+
+// sameAddress says whether key k of run a has the address of key j of run b.
+func sameAddress(a *preparedRun, k int, b *preparedRun, j int) bool {
+	if a.p.family == 4 {
+		return a.p.keys4[k]>>32 == b.p.keys4[j]>>32
+	}
+	return a.p.keys6[k].hi == b.p.keys6[j].hi && a.p.keys6[k].lo == b.p.keys6[j].lo
+}
+
+// AppendSelectPrepared is AppendSelect on the prepared slices of one
+// Service (Prepare): the same backends and problems. When every slice it
+// uses is prepared and of one family, it merges their sorted addresses,
+// and the backends carry the URLs Prepare wrote for the port (Backend.URL);
+// otherwise it reads the slices as AppendSelect does.
+func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, opts Options) ([]Backend, []*Problem) {
+	ordered := prepared
+	if len(prepared) > 1 && !slices.IsSortedFunc(prepared, comparePreparedNames) {
+		ordered = slices.Clone(prepared)
+		slices.SortFunc(ordered, comparePreparedNames)
+	}
+	sel := selector{portName: portName, opts: opts}
+	var runBuf [8]preparedRun
+	runs := runBuf[:0]
+	family, total := uint8(0), 0
+	for _, p := range ordered {
+		if p == nil || p.slice == nil {
+			continue
+		}
+		if p.family == 0 || opts.PublishNotReady && p.dup {
+			return appendSelectSlices(dst, ordered, portName, opts)
+		}
+		if !sel.wanted(p.slice) {
+			continue
+		}
+		portIx := slices.IndexFunc(p.ports, func(pp preparedPort) bool { return pp.name == portName })
+		if portIx < 0 || p.len() == 0 {
+			continue
+		}
+		if family != 0 && p.family != family {
+			return appendSelectSlices(dst, ordered, portName, opts) // both families: AppendSelect sorts them
+		}
+		family, total = p.family, total+p.len()
+		runs = append(runs, preparedRun{p: p, port: p.ports[portIx].port, portIx: portIx})
+	}
+	slicesSortFunc(sel.problems, compareProblems)
+	if total == 0 {
+		return dst, sel.problems
+	}
+	var candBuf [smallCands]candidate
+	cands := candBuf[:0]
+	if total > smallCands {
+		cands = make([]candidate, 0, total)
+	}
+	topology := opts.Node != "" || opts.Zone != ""
+	var last *preparedRun
+	lastKey := 0
+	for {
+		var r *preparedRun
+		for i := range runs {
+			if c := &runs[i]; c.next < c.p.len() && (r == nil || c.before(r, !opts.PublishNotReady)) {
+				r = c
+			}
+		}
+		if r == nil {
+			break
+		}
+		k := r.next
+		r.next++
+		if last != nil && last.port == r.port && sameAddress(last, lastKey, r, k) {
+			continue // a worse (or later) copy of the one before
+		}
+		last, lastKey = r, k
+		rest := r.p.rest(k)
+		c := candidate{port: r.port, class: classReady - class(rest>>preparedIndexBits), url: r.p.url(r.portIx, k)}
+		if opts.PublishNotReady {
+			c.class = classReady
+		}
+		if c.url != "" {
+			c.text = hostOf(c.url, len(r.p.scheme), r.p.family)
+		} else {
+			c.text = r.p.address(k)
+		}
+		if topology {
+			c.hints = r.p.slice.Endpoints[rest&preparedIndexMask].Hints
+		}
+		cands = append(cands, c)
+	}
+	var uniqBuf [smallCands]int32
+	uniq := uniqBuf[:0]
+	if len(cands) > smallCands {
+		uniq = make([]int32, 0, len(cands))
+	}
+	for i := range cands {
+		uniq = append(uniq, int32(i))
+	}
+	return finish(dst, cands, uniq, opts), sel.problems
+}
+
+// hostOf returns the address in url, scheme://address:port (IPv6 in
+// brackets), whose scheme is n bytes long.
+func hostOf(url string, n int, family uint8) string {
+	host := url[n+len("://") : strings.LastIndexByte(url, ':')]
+	if family == 6 {
+		host = host[1 : len(host)-1]
+	}
+	return host
+}
+
+// appendSelectSlices is AppendSelect on the slices of prepared slices.
+func appendSelectSlices(dst []Backend, prepared []*Prepared, portName string, opts Options) ([]Backend, []*Problem) {
+	var buf [8]*discoveryv1.EndpointSlice
+	list := buf[:0]
+	for _, p := range prepared {
+		if p != nil {
+			list = append(list, p.slice)
+		}
+	}
+	return AppendSelect(dst, list, portName, opts)
+}
+
+func comparePreparedNames(a, b *Prepared) int {
+	var sa, sb *discoveryv1.EndpointSlice
+	if a != nil {
+		sa = a.slice
+	}
+	if b != nil {
+		sb = b.slice
+	}
+	return compareSliceNames(sa, sb)
+}
