@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"cmp"
 	"encoding/binary"
 	"net/netip"
 	"slices"
@@ -31,7 +32,11 @@ import (
 // goroutines may share it, and the URLs a configuration holds are parts
 // of its text.
 type Prepared struct {
-	slice  *discoveryv1.EndpointSlice
+	slice *discoveryv1.EndpointSlice
+	// What is read of every slice, copied so that the merge reads the
+	// Prepared alone: the slice's namespace, name and manager label.
+	namespace, name, manager string
+
 	family uint8 // 4 or 6 when the fields below describe the slice; 0 when Select reads the slice
 	dup    bool  // an address stands twice in the slice
 	scheme string
@@ -70,7 +75,11 @@ const (
 // slice must not be modified afterwards (informer objects never are).
 func Prepare(s *discoveryv1.EndpointSlice, scheme string) *Prepared {
 	p := &Prepared{slice: s}
-	if s == nil || len(s.Endpoints) > preparedIndexMask || len(s.Ports) == 0 {
+	if s == nil {
+		return p
+	}
+	p.namespace, p.name, p.manager = s.Namespace, s.Name, s.Labels[discoveryv1.LabelManagedBy]
+	if len(s.Endpoints) > preparedIndexMask || len(s.Ports) == 0 {
 		return p
 	}
 	var family uint8
@@ -287,7 +296,7 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 		if p.family == 0 || opts.PublishNotReady && p.dup {
 			return appendSelectSlices(dst, ordered, portName, opts)
 		}
-		if !sel.wanted(p.slice) {
+		if !sel.wantedPrepared(p) {
 			continue
 		}
 		portIx := slices.IndexFunc(p.ports, func(pp preparedPort) bool { return pp.name == portName })
@@ -354,6 +363,18 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 	return finish(dst, cands, uniq, opts), sel.problems
 }
 
+// wantedPrepared is selector.wanted for a prepared slice, from what p holds.
+func (sel *selector) wantedPrepared(p *Prepared) bool {
+	if len(sel.opts.Managers) > 0 && !slices.Contains(sel.opts.Managers, p.manager) {
+		return sel.wanted(p.slice) // which reports it
+	}
+	at := discoveryv1.AddressTypeIPv4
+	if p.family == 6 {
+		at = discoveryv1.AddressTypeIPv6
+	}
+	return len(sel.opts.AddressTypes) == 0 || slices.Contains(sel.opts.AddressTypes, at)
+}
+
 // hostOf returns the address in url, scheme://address:port (IPv6 in
 // brackets), whose scheme is n bytes long.
 func hostOf(url string, n int, family uint8) string {
@@ -376,13 +397,16 @@ func appendSelectSlices(dst []Backend, prepared []*Prepared, portName string, op
 	return AppendSelect(dst, list, portName, opts)
 }
 
+// comparePreparedNames is compareSliceNames on what the Prepared hold.
 func comparePreparedNames(a, b *Prepared) int {
-	var sa, sb *discoveryv1.EndpointSlice
-	if a != nil {
-		sa = a.slice
+	switch {
+	case a == nil || a.slice == nil:
+		if b == nil || b.slice == nil {
+			return 0
+		}
+		return -1
+	case b == nil || b.slice == nil:
+		return 1
 	}
-	if b != nil {
-		sb = b.slice
-	}
-	return compareSliceNames(sa, sb)
+	return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
 }
