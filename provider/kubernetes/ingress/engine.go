@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"maps"
@@ -552,9 +553,57 @@ func sortHalves[E any](s []E, cmp func(a, b E) int) {
 	copy(s, merged)
 }
 
-// compareIngressKeys orders Ingresses by namespace, then name.
-func compareIngressKeys(a, b *netv1.Ingress) int {
-	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+// ingressSortKey is what sortByKey sorts an Ingress by: the rank of its
+// namespace and the first 16 bytes of its name, zero-padded (a name has
+// no zero byte, so the padding sorts first, as a shorter name does).
+type ingressSortKey struct {
+	ns   int
+	a, b uint64
+	ing  *netv1.Ingress
+}
+
+func compareSortKeys(x, y ingressSortKey) int {
+	if c := cmp.Or(cmp.Compare(x.ns, y.ns), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)); c != 0 {
+		return c
+	}
+	return strings.Compare(x.ing.Name, y.ing.Name) // names that share 16 bytes
+}
+
+// sortByKey sorts ings by namespace, then name (on two goroutines when
+// parallel). Comparing the Ingresses
+// themselves read two objects from all over the cache for each of some
+// 140,000 comparisons at ten thousand Ingresses; this reads each once.
+func sortByKey(ings []*netv1.Ingress, parallel bool) {
+	ranks := map[string]int{}
+	var namespaces []string
+	for _, ing := range ings {
+		if _, ok := ranks[ing.Namespace]; !ok {
+			ranks[ing.Namespace] = 0
+			namespaces = append(namespaces, ing.Namespace)
+		}
+	}
+	slices.Sort(namespaces)
+	for i, ns := range namespaces {
+		ranks[ns] = i
+	}
+	keys := make([]ingressSortKey, len(ings))
+	last, rank := "", 0
+	for i, ing := range ings {
+		if i == 0 || ing.Namespace != last {
+			last, rank = ing.Namespace, ranks[ing.Namespace]
+		}
+		var name [16]byte
+		copy(name[:], ing.Name)
+		keys[i] = ingressSortKey{ns: rank, a: binary.BigEndian.Uint64(name[:8]), b: binary.BigEndian.Uint64(name[8:]), ing: ing}
+	}
+	if parallel {
+		sortHalves(keys, compareSortKeys)
+	} else {
+		slices.SortFunc(keys, compareSortKeys)
+	}
+	for i := range keys {
+		ings[i] = keys[i].ing
+	}
 }
 
 // samePointers says whether a and b hold the same objects, in any order.
@@ -769,11 +818,7 @@ func (e *engine) full() (*Result, bool) {
 	// list (and so allocate) objects in: an Ingress's Service and slices,
 	// mostly named alike, are then read from memory nearby, not from all
 	// over the cache. (The parts are sorted by age afterwards.)
-	if e.workers(n) > 1 {
-		sortHalves(served, compareIngressKeys)
-	} else {
-		slices.SortFunc(served, compareIngressKeys)
-	}
+	sortByKey(served, e.workers(n) > 1)
 	parts := e.translateAll(served)
 	e.stats.Translated += len(parts)
 	// Merging the entries and sorting a copy of the parts (which read only

@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
@@ -182,4 +185,37 @@ func TestLogObjectErrorWithStack(t *testing.T) {
 	buf.Reset()
 	LogObjectError(log, &ObjectError{Kind: "Service", Namespace: "ns", Name: "web", Severity: SeverityWarning, Err: errors.New("x")})
 	require.NotContains(t, buf.String(), "stack")
+}
+
+// TestSortByKey: sortByKey orders Ingresses by namespace, then name, as
+// comparing the keys does, for names that share their first 16 bytes or
+// more, are prefixes of one another, and namespaces that are prefixes of
+// one another.
+func TestSortByKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"a", "b", "web", "-", "0", "9", "svc-0000", "x.y", "long-name-of-a-team"}
+	for _, parallel := range []bool{false, true} {
+		for range 200 {
+			var ings []*netv1.Ingress
+			seen := map[string]bool{}
+			for range r.IntN(600) {
+				ns := []string{"a", "a-b", "ab", "default", "team-x"}[r.IntN(5)]
+				name := ""
+				for range 1 + r.IntN(5) {
+					name += parts[r.IntN(len(parts))]
+				}
+				if seen[ns+"/"+name] {
+					continue
+				}
+				seen[ns+"/"+name] = true
+				ings = append(ings, &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+			}
+			want := slices.Clone(ings)
+			slices.SortFunc(want, func(a, b *netv1.Ingress) int {
+				return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+			})
+			sortByKey(ings, parallel)
+			require.Equal(t, want, ings)
+		}
+	}
 }
