@@ -37,18 +37,19 @@ type Prepared struct {
 	// Prepared alone: the slice's namespace, name and manager label.
 	namespace, name, manager string
 
-	family uint8 // 4 or 6 when the fields below describe the slice; 0 when Select reads the slice
-	dup    bool  // an address stands twice in the slice
-	scheme string
-	ports  []preparedPort
-	keys4  []uint64 // IPv4: address<<32 | class inverted<<preparedIndexBits | endpoint index, sorted
-	keys6  []key6   // IPv6: the address in two halves, then class inverted<<preparedIndexBits | endpoint index, sorted
-	// The URLs (scheme://host:port) of the keys at the first urlPorts
-	// ports, port after port, in the order of the keys, in one text:
-	// ends[port*len(keys)+k] is where that of key k at that port ends.
-	urls     string
-	ends     []uint32
-	urlPorts int
+	family    uint8 // 4 or 6 when the fields below describe the slice; 0 when Select reads the slice
+	dup       bool  // an address stands twice in the slice
+	schemeLen uint8 // of the scheme the URLs are written for
+	urlPorts  uint8 // how many ports (the first ones) have their URLs written
+	n         int32 // how many keys (addresses)
+	ports     []preparedPort
+	// The sorted keys, then where each URL ends in urls. A key is one word
+	// for IPv4 (address<<32 | class inverted<<preparedIndexBits | endpoint
+	// index) and three for IPv6 (the address in two halves, then class
+	// inverted<<preparedIndexBits | endpoint index). The URLs
+	// (scheme://host:port) are those of the keys at port 0, then port 1...
+	words []uint64
+	urls  string
 
 	portBuf [1]preparedPort // most slices have one port
 }
@@ -111,23 +112,24 @@ func Prepare(s *discoveryv1.EndpointSlice, scheme string) *Prepared {
 			return p
 		}
 	}
+	n, urlPorts := len(s.Endpoints), min(len(ports), maxPreparedPorts)
 	if family == 4 {
-		keys := make([]uint64, len(s.Endpoints))
+		words := make([]uint64, n, n+n*urlPorts)
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
 			a4, ok := parseCanonicalIPv4(ep.Addresses[0])
 			if !ok || maybeRefusedIPv4(a4) && RefusedAddress(netip.AddrFrom4(a4), false) != "" {
 				return p // left to collect, which reports it (or, for loopback, may let it through)
 			}
-			keys[i] = uint64(binary.BigEndian.Uint32(a4[:]))<<32 | preparedRest(classify(ep.Conditions), i)
+			words[i] = uint64(binary.BigEndian.Uint32(a4[:]))<<32 | preparedRest(classify(ep.Conditions), i)
 		}
-		slices.Sort(keys)
-		for i := 1; i < len(keys); i++ {
-			p.dup = p.dup || keys[i]>>32 == keys[i-1]>>32
+		slices.Sort(words)
+		for i := 1; i < n; i++ {
+			p.dup = p.dup || words[i]>>32 == words[i-1]>>32
 		}
-		p.keys4 = keys
+		p.words = words
 	} else {
-		keys := make([]key6, len(s.Endpoints))
+		keys := make([]key6, n)
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
 			a16, ok := parseCanonicalIPv6(ep.Addresses[0])
@@ -137,13 +139,15 @@ func Prepare(s *discoveryv1.EndpointSlice, scheme string) *Prepared {
 			keys[i] = key6{hi: binary.BigEndian.Uint64(a16[:8]), lo: binary.BigEndian.Uint64(a16[8:]), rest: preparedRest(classify(ep.Conditions), i)}
 		}
 		slices.SortFunc(keys, compareKey6)
-		for i := 1; i < len(keys); i++ {
-			p.dup = p.dup || keys[i].hi == keys[i-1].hi && keys[i].lo == keys[i-1].lo
+		words := make([]uint64, 0, 3*n+n*urlPorts)
+		for i, k := range keys {
+			p.dup = p.dup || i > 0 && k.hi == keys[i-1].hi && k.lo == keys[i-1].lo
+			words = append(words, k.hi, k.lo, k.rest)
 		}
-		p.keys6 = keys
+		p.words = words
 	}
-	p.family, p.ports, p.scheme = family, ports, scheme
-	p.writeURLs(min(len(ports), maxPreparedPorts))
+	p.family, p.ports, p.n, p.schemeLen = family, ports, int32(n), uint8(len(scheme))
+	p.writeURLs(scheme, urlPorts)
 	return p
 }
 
@@ -154,16 +158,17 @@ func preparedRest(c class, index int) uint64 {
 }
 
 // writeURLs writes scheme://address:port for every key at each of the
-// first ports ports, IPv6 addresses in brackets, in one text.
-func (p *Prepared) writeURLs(ports int) {
+// first ports ports, IPv6 addresses in brackets, in one text, and where
+// each ends after the keys.
+func (p *Prepared) writeURLs(scheme string, ports int) {
 	n := p.len()
-	if n == 0 || ports == 0 {
+	if n == 0 || ports == 0 || len(scheme) > 255 {
 		return
 	}
 	var buf [8]byte
 	size := 0
 	for k := range n {
-		size += len(p.scheme) + len("://") + len(p.address(k))
+		size += len(scheme) + len("://") + len(p.address(k))
 		if p.family == 6 {
 			size += len("[]")
 		}
@@ -174,11 +179,10 @@ func (p *Prepared) writeURLs(ports int) {
 	}
 	var b strings.Builder
 	b.Grow(size)
-	ends := make([]uint32, 0, n*ports)
 	for i := range ports {
 		suffix := portSuffix(&buf, p.ports[i].port)
 		for k := range n {
-			b.WriteString(p.scheme)
+			b.WriteString(scheme)
 			b.WriteString("://")
 			if p.family == 6 {
 				b.WriteByte('[')
@@ -188,10 +192,10 @@ func (p *Prepared) writeURLs(ports int) {
 				b.WriteString(p.address(k))
 			}
 			b.Write(suffix)
-			ends = append(ends, uint32(b.Len()))
+			p.words = append(p.words, uint64(b.Len()))
 		}
 	}
-	p.urls, p.ends, p.urlPorts = b.String(), ends, ports
+	p.urls, p.urlPorts = b.String(), uint8(ports)
 }
 
 // portSuffix writes ":port" into buf.
@@ -203,14 +207,22 @@ func portSuffix(buf *[8]byte, port int32) []byte {
 func (p *Prepared) Slice() *discoveryv1.EndpointSlice { return p.slice }
 
 // len is how many addresses the prepared slice has.
-func (p *Prepared) len() int { return len(p.keys4) + len(p.keys6) }
+func (p *Prepared) len() int { return int(p.n) }
+
+// stride is how many words a key takes.
+func (p *Prepared) stride() int {
+	if p.family == 4 {
+		return 1
+	}
+	return 3
+}
 
 // rest is the class inverted and endpoint index of key k.
 func (p *Prepared) rest(k int) uint64 {
 	if p.family == 4 {
-		return p.keys4[k] & (1<<32 - 1)
+		return p.words[k] & (1<<32 - 1)
 	}
-	return p.keys6[k].rest
+	return p.words[3*k+2]
 }
 
 // address is the text of the address of key k, as the slice has it
@@ -221,15 +233,16 @@ func (p *Prepared) address(k int) string {
 
 // url is the URL of key k at the port of index port, "" when it was not written.
 func (p *Prepared) url(port, k int) string {
-	if port >= p.urlPorts {
+	if port >= int(p.urlPorts) {
 		return ""
 	}
+	ends := p.words[p.stride()*p.len():]
 	i := port*p.len() + k
-	start := uint32(0)
+	start := uint64(0)
 	if i > 0 {
-		start = p.ends[i-1]
+		start = ends[i-1]
 	}
-	return p.urls[start:p.ends[i]]
+	return p.urls[start:ends[i]]
 }
 
 // preparedRun is the addresses of one prepared slice in the merge of
@@ -247,17 +260,17 @@ type preparedRun struct {
 // were read in, as the candidates of AppendSelect sort.
 func (a *preparedRun) before(b *preparedRun, byClass bool) bool {
 	if a.p.family == 4 {
-		ka, kb := a.p.keys4[a.next], b.p.keys4[b.next]
+		ka, kb := a.p.words[a.next], b.p.words[b.next]
 		if ka>>32 != kb>>32 {
 			return ka>>32 < kb>>32
 		}
 	} else {
-		ka, kb := &a.p.keys6[a.next], &b.p.keys6[b.next]
-		if ka.hi != kb.hi {
-			return ka.hi < kb.hi
+		ka, kb := a.p.words[3*a.next:3*a.next+2], b.p.words[3*b.next:3*b.next+2]
+		if ka[0] != kb[0] {
+			return ka[0] < kb[0]
 		}
-		if ka.lo != kb.lo {
-			return ka.lo < kb.lo
+		if ka[1] != kb[1] {
+			return ka[1] < kb[1]
 		}
 	}
 	if a.port != b.port {
@@ -269,9 +282,9 @@ func (a *preparedRun) before(b *preparedRun, byClass bool) bool {
 // sameAddress says whether key k of run a has the address of key j of run b.
 func sameAddress(a *preparedRun, k int, b *preparedRun, j int) bool {
 	if a.p.family == 4 {
-		return a.p.keys4[k]>>32 == b.p.keys4[j]>>32
+		return a.p.words[k]>>32 == b.p.words[j]>>32
 	}
-	return a.p.keys6[k].hi == b.p.keys6[j].hi && a.p.keys6[k].lo == b.p.keys6[j].lo
+	return a.p.words[3*k] == b.p.words[3*j] && a.p.words[3*k+1] == b.p.words[3*j+1]
 }
 
 // AppendSelectPrepared is AppendSelect on the prepared slices of one
@@ -343,7 +356,7 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 			c.class = classReady
 		}
 		if c.url != "" {
-			c.text = hostOf(c.url, len(r.p.scheme), r.p.family)
+			c.text = hostOf(c.url, int(r.p.schemeLen), r.p.family)
 		} else {
 			c.text = r.p.address(k)
 		}
