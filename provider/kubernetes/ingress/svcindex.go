@@ -67,6 +67,9 @@ func (x *serviceIndex) service(old, new any) {
 func (x *serviceIndex) slice(old, new any) {
 	var prepared *endpoints.Prepared
 	newSlice := eventObject[*discoveryv1.EndpointSlice](new)
+	if newSlice != nil && eventObject[*discoveryv1.EndpointSlice](old) == newSlice {
+		return // a resync: the index holds it already, prepared
+	}
 	if newSlice != nil {
 		prepared = endpoints.Prepare(newSlice, preparedScheme) // before the lock: renders read on
 	}

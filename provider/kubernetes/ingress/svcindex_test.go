@@ -72,6 +72,12 @@ func TestServiceIndex(t *testing.T) {
 	assert.Same(t, b2, got[1])
 	assert.Same(t, b, before[1], "the earlier list was modified")
 
+	// A resync (the same object again) changes nothing, and prepares nothing again.
+	prepared := x.get("apps", "web").prepared
+	x.slice(b2, b2)
+	assert.Equal(t, prepared, x.get("apps", "web").prepared)
+	assert.Same(t, prepared[1], x.get("apps", "web").prepared[1])
+
 	// A relabelled slice moves to its new Service.
 	moved := indexedSlice("apps", "web-c", "api")
 	x.slice(c, moved)
