@@ -26,4 +26,9 @@
 //
 // Defects in a slice never fail the whole selection: the bad part is dropped
 // and reported as a *Problem, in a deterministic order.
+//
+// A program that keeps slices between selections can do the part of the
+// work that depends on one slice alone once, when the slice arrives
+// (Prepare), and select from the prepared slices (AppendSelectPrepared):
+// the same backends and problems, and each backend's URL already written.
 package endpoints
