@@ -474,8 +474,8 @@ func (sel *selector) wanted(s *discoveryv1.EndpointSlice) bool {
 			return false
 		}
 	}
-	return !(s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6) ||
-		len(sel.opts.AddressTypes) == 0 || slices.Contains(sel.opts.AddressTypes, s.AddressType)
+	ip := s.AddressType == discoveryv1.AddressTypeIPv4 || s.AddressType == discoveryv1.AddressTypeIPv6
+	return !ip || len(sel.opts.AddressTypes) == 0 || slices.Contains(sel.opts.AddressTypes, s.AddressType)
 }
 
 // collect appends the usable addresses of one slice to cands and reports its defects.
