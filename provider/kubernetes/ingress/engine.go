@@ -680,6 +680,17 @@ func (e *engine) addParts(news []*ingressPart) {
 
 // record records a part in e.parts and what it depends on.
 func (e *engine) record(p *ingressPart) {
+	if e.recordUses(p) {
+		e.errsDirty = true
+	}
+	if p.defaultBackend != nil {
+		e.dbParts[p] = struct{}{}
+	}
+}
+
+// recordUses is record but for the default-backend candidate, and says
+// whether the problems may differ (instead of setting e.errsDirty).
+func (e *engine) recordUses(p *ingressPart) (dirty bool) {
 	e.parts[p.key] = p
 	for _, en := range p.entries {
 		en.users++
@@ -689,7 +700,7 @@ func (e *engine) record(p *ingressPart) {
 			}
 			if len(en.errs) > 0 {
 				e.errEntries[en] = struct{}{}
-				e.errsDirty = true
+				dirty = true
 			}
 		}
 		addUser(e.svcUsers, en.svcKey, p)
@@ -699,11 +710,9 @@ func (e *engine) record(p *ingressPart) {
 	}
 	if len(p.errs) > 0 {
 		e.errParts[p] = struct{}{}
-		e.errsDirty = true
+		dirty = true
 	}
-	if p.defaultBackend != nil {
-		e.dbParts[p] = struct{}{}
-	}
+	return dirty
 }
 
 // removeParts forgets parts (recorded ones, each once) and what they
@@ -821,33 +830,51 @@ func (e *engine) full() (*Result, bool) {
 	sortByKey(served, e.workers(n) > 1)
 	parts := e.translateAll(served)
 	e.stats.Translated += len(parts)
-	// Merging the entries and sorting a copy of the parts (which read only
-	// the shards and the parts) run, after a parallel translation, beside
-	// the bookkeeping of the parts (which writes neither), instead of
-	// leaving a CPU idle.
+	// After a parallel translation three things run at once instead of
+	// one after the other: merging the entries and sorting a copy of the
+	// parts by age (which read only the shards and the parts), the
+	// bookkeeping of the parts (recordUses: the users of each entry, Secret
+	// and Service, the parts with problems) and the assembly of the
+	// configuration, which reads the parts, the default-backend candidates
+	// (filed before) and, for the certificates at its end, the sorted
+	// copy (it waits for it); none writes what another reads.
 	e.served = slices.Clone(parts)
+	for _, p := range parts {
+		if p.defaultBackend != nil {
+			e.dbParts[p] = struct{}{}
+		}
+	}
 	order := func() {
 		e.mergeShards()
 		slices.SortFunc(e.served, compareParts)
 	}
-	var wg sync.WaitGroup
-	if e.shards != nil {
-		wg.Go(order)
-	} else {
-		order()
-	}
-	func() {
-		// Waited for even if recording panics: the other goroutine must
-		// not write e.served while a recovering render runs.
-		defer wg.Wait()
+	dirty := false
+	recordAll := func() {
 		for _, p := range parts {
-			e.record(p)
+			dirty = e.recordUses(p) || dirty
 		}
-	}()
+	}
+	prev := e.conf
+	if e.shards == nil {
+		order()
+		recordAll()
+		e.assembleAll(parts, nil)
+	} else {
+		var ordered, recorded sync.WaitGroup
+		func() {
+			// Waited for even if the assembly panics: the other
+			// goroutines must not write the engine while a recovering
+			// render runs.
+			defer recorded.Wait()
+			defer ordered.Wait()
+			ordered.Go(order)
+			recorded.Go(recordAll)
+			e.assembleAll(parts, ordered.Wait)
+		}()
+	}
+	e.errsDirty = e.errsDirty || dirty
 	e.ingresses = nil
 	e.sweep()
-	prev := e.conf
-	e.assembleAll(parts)
 	return e.result(), prev == nil || !sameConfiguration(prev, e.conf)
 }
 
@@ -958,7 +985,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	prev := e.conf
 	if !e.assembleChanges(olds, news, swaps) {
 		e.stats.Reassembled++
-		e.assembleAll(e.served)
+		e.assembleAll(e.served, nil)
 		return e.result(), !sameConfiguration(prev, e.conf)
 	}
 	if e.conf == prev {
@@ -1241,16 +1268,19 @@ func patched[V any](m, changes map[string]*V) map[string]*V {
 // keys: sorting ten thousand keys is a good part of an assembly. parts
 // are all parts in any order: a full render passes them in the order they
 // were translated in, which is the order they sit in memory in.
-func (e *engine) assembleAll(parts []*ingressPart) {
-	if !e.assemble(parts, false) {
-		e.assemble(parts, true)
+//
+// sorted, when not nil, waits until e.served is sorted (by another
+// goroutine), which the assembly reads last.
+func (e *engine) assembleAll(parts []*ingressPart, sorted func()) {
+	if !e.assemble(parts, false, sorted) {
+		e.assemble(parts, true, sorted)
 	}
 }
 
 // assemble builds the configuration from all parts (in any order), naming
 // the groups in the order of their keys when sorted, else in the order met;
 // it says whether no name crossed between groups.
-func (e *engine) assemble(parts []*ingressPart, sorted bool) bool {
+func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool {
 	routers := 0
 	for _, p := range parts {
 		routers += len(p.routers)
@@ -1286,6 +1316,9 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool) bool {
 	}
 	if len(e.tied) > 0 {
 		e.settleTies(out)
+	}
+	if served != nil {
+		served()
 	}
 	for _, p := range e.served {
 		e.addCerts(p)

@@ -53,9 +53,9 @@ func parallelRender(t *testing.T, snap Snapshot, opts *Provider) *Result {
 	again := func() *Result {
 		return &Result{Configuration: r.e.conf, Errors: r.e.sortErrors(slices.Clone(r.e.collectErrors())), Ingresses: res.Ingresses, NeedsNodes: res.NeedsNodes}
 	}
-	r.e.assembleAll(r.e.served)
+	r.e.assembleAll(r.e.served, nil)
 	require.True(t, equalResults(t, res, again()), "meeting the parts oldest first gives another result")
-	r.e.assemble(r.e.served, true)
+	r.e.assemble(r.e.served, true, nil)
 	require.True(t, equalResults(t, res, again()), "naming the groups in key order gives another result")
 	return res
 }
