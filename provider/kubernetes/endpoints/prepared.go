@@ -252,6 +252,9 @@ type preparedRun struct {
 	port   int32
 	portIx int
 	next   int
+	// The bytes of a URL before and after its address: scheme://, and
+	// :port (with the brackets of an IPv6 address).
+	head, tail int
 }
 
 // before says whether the next key of run a sorts before that of run b,
@@ -320,7 +323,13 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 			return appendSelectSlices(dst, ordered, portName, opts) // both families: AppendSelect sorts them
 		}
 		family, total = p.family, total+p.len()
-		runs = append(runs, preparedRun{p: p, port: p.ports[portIx].port, portIx: portIx})
+		r := preparedRun{p: p, port: p.ports[portIx].port, portIx: portIx, head: int(p.schemeLen) + len("://")}
+		var buf [8]byte
+		r.tail = len(portSuffix(&buf, r.port))
+		if p.family == 6 {
+			r.head, r.tail = r.head+1, r.tail+1
+		}
+		runs = append(runs, r)
 	}
 	slicesSortFunc(sel.problems, compareProblems)
 	if total == 0 {
@@ -356,7 +365,7 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 			c.class = classReady
 		}
 		if c.url != "" {
-			c.text = hostOf(c.url, int(r.p.schemeLen), r.p.family)
+			c.text = c.url[r.head : len(c.url)-r.tail] // without reading the text
 		} else {
 			c.text = r.p.address(k)
 		}
@@ -386,16 +395,6 @@ func (sel *selector) wantedPrepared(p *Prepared) bool {
 		at = discoveryv1.AddressTypeIPv6
 	}
 	return len(sel.opts.AddressTypes) == 0 || slices.Contains(sel.opts.AddressTypes, at)
-}
-
-// hostOf returns the address in url, scheme://address:port (IPv6 in
-// brackets), whose scheme is n bytes long.
-func hostOf(url string, n int, family uint8) string {
-	host := url[n+len("://") : strings.LastIndexByte(url, ':')]
-	if family == 6 {
-		host = host[1 : len(host)-1]
-	}
-	return host
 }
 
 // appendSelectSlices is AppendSelect on the slices of prepared slices.
