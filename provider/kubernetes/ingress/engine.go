@@ -570,9 +570,9 @@ func compareSortKeys(x, y ingressSortKey) int {
 }
 
 // sortByKey sorts ings by namespace, then name (on two goroutines when
-// parallel). Comparing the Ingresses
-// themselves read two objects from all over the cache for each of some
-// 140,000 comparisons at ten thousand Ingresses; this reads each once.
+// parallel). Comparing the Ingresses themselves read two objects from all
+// over the cache for each of some 140,000 comparisons at ten thousand
+// Ingresses; this reads each once.
 func sortByKey(ings []*netv1.Ingress, parallel bool) {
 	ranks := map[string]int{}
 	var namespaces []string
