@@ -23,10 +23,12 @@ import (
 //
 // Only the common slice is prepared: IPv4 or IPv6, one address per
 // endpoint in the canonical text an API server returns, none that
-// RefusedAddress refuses (even with loopback allowed), and every port TCP
-// with a number in 1..65535. Of any other slice Prepare keeps the slice alone, and
-// AppendSelectPrepared reads it as AppendSelect does. Either way the
-// result is AppendSelect's, problems included.
+// RefusedAddress refuses with loopback refused (so a loopback address,
+// which allowLoopbackEndpoints may let through, is left to Select too),
+// and every port TCP with a number in 1..65535. Of any other slice
+// Prepare keeps the slice alone, and AppendSelectPrepared reads it as
+// AppendSelect does. Either way the result is AppendSelect's, problems
+// included.
 //
 // A Prepared is never modified once made, so renders on several
 // goroutines may share it, and the URLs a configuration holds are parts
