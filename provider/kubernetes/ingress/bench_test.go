@@ -81,9 +81,13 @@ func forEachSize(b *testing.B, f func(b *testing.B, services int)) {
 }
 
 // syncedClient starts informers on cs and waits for them to sync; they
-// stop when the benchmark ends.
+// stop when the benchmark ends. The client is told the options of the
+// renders (benchOptions, unless opts has others), as Provide tells its own.
 func syncedClient(b *testing.B, cs kubernetes.Interface, opts ClientOptions) *Client {
 	b.Helper()
+	if opts.Provider == nil {
+		opts.Provider = benchOptions()
+	}
 	client, err := NewClient(cs, opts)
 	if err != nil {
 		b.Fatal(err)
@@ -523,7 +527,7 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 			b.StopTimer()
 			cs := benchClientset(b, services)
 			base := heapStats()
-			client, err := NewClient(cs, ClientOptions{})
+			client, err := NewClient(cs, ClientOptions{Provider: benchOptions()})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -22,7 +22,6 @@ import (
 	netlisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -41,6 +40,15 @@ type ClientOptions struct {
 	// OnChange, when set, is told of the events that count, with their
 	// objects, before Notify.
 	OnChange k8s.OnChange
+	// Provider, when set, is the options of the renders that will read
+	// this client's snapshots. The client then chooses the servers of each
+	// Service port whenever the Service or one of its EndpointSlices
+	// changes, and a render with the same endpoint options (the
+	// terminatingEndpoints, allowFQDNEndpoints, allowLoopbackEndpoints,
+	// endpointSliceManagers and ipFamily options) takes them instead of
+	// merging the slices itself; a render with others chooses as before.
+	// Provide sets it; it must not change while the client runs.
+	Provider *Provider
 }
 
 // Client watches the objects the provider reads through shared informers and
@@ -107,7 +115,12 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
+	var sel *selection
+	if opts.Provider != nil {
+		s := newSelection(opts.Provider)
+		sel = &s
+	}
+	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(sel), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -405,11 +418,8 @@ func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1
 	return nil
 }
 
-func (s listerSnapshot) serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice, []*endpoints.Prepared) {
-	if o := s.c.index.get(namespace, name); o != nil && o.svc != nil {
-		return o.svc, o.slices, o.prepared
-	}
-	return nil, nil, nil
+func (s listerSnapshot) serviceObjects(namespace, name string) *serviceObjects {
+	return s.c.index.get(namespace, name)
 }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
@@ -437,8 +447,11 @@ func (s listerSnapshot) Nodes() []*corev1.Node {
 
 // RenderOnce starts informers on cs, waits for them to sync and translates
 // one snapshot: what `sliceway render` does, against a real cluster or an
-// in-memory one.
+// in-memory one. copts.Provider, when not set, is opts.
 func RenderOnce(ctx context.Context, cs kubernetes.Interface, opts *Provider, copts ClientOptions, syncTimeout time.Duration) (*Result, error) {
+	if copts.Provider == nil {
+		copts.Provider = opts
+	}
 	client, err := NewClient(cs, copts)
 	if err != nil {
 		return nil, err

@@ -41,17 +41,8 @@ type Renderer struct {
 // NewRenderer returns a renderer with the options; they must not change
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
-	e := &engine{opts: opts, parallelMin: parallelMin, ipFamily: strings.ToLower(opts.IPFamily)}
-	policy, err := endpoints.ParseTerminatingPolicy(opts.TerminatingEndpoints)
-	if err != nil {
-		policy = endpoints.TerminatingFallback
-	}
-	e.selectOpts = endpoints.Options{
-		Terminating:   policy,
-		AllowFQDN:     opts.AllowFQDNEndpoints,
-		AllowLoopback: opts.AllowLoopbackEndpoints,
-		Managers:      opts.EndpointSliceManagers,
-	}
+	e := &engine{opts: opts, parallelMin: parallelMin, sel: newSelection(opts)}
+	e.selectOpts = e.sel.opts
 	return &Renderer{e: e}
 }
 
@@ -200,8 +191,8 @@ func (c *Changes) take() changeSet {
 type engine struct {
 	opts       *Provider
 	snap       Snapshot // during a render
-	selectOpts endpoints.Options
-	ipFamily   string              // the ipFamily option, in lower case
+	sel        selection
+	selectOpts endpoints.Options   // sel's, with where this proxy runs
 	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
 	// A parallel full render keeps the entries it builds here first.
@@ -377,6 +368,7 @@ type serviceEntry struct {
 	svc      *corev1.Service // the objects it was built from
 	slices   []*discoveryv1.EndpointSlice
 	prepared []*endpoints.Prepared // the slices prepared by the client's index, else nil
+	selected *selected             // the servers the client's index chose, else nil
 
 	service *dynamic.Service
 	err     error          // why the Service port has no load balancer
@@ -439,7 +431,9 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	// id starts with namespace/service.
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
 	if sr, ok := e.snap.(serviceReader); ok {
-		en.svc, en.slices, en.prepared = sr.serviceAndSlices(namespace, sb.Name)
+		if o := sr.serviceObjects(namespace, sb.Name); o != nil && o.svc != nil {
+			en.svc, en.slices, en.prepared, en.selected = o.svc, o.slices, o.prepared, o.selected
+		}
 	} else if en.svc = e.snap.Service(namespace, sb.Name); en.svc != nil {
 		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
 	}

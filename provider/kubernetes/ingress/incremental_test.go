@@ -378,18 +378,19 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	}
 	var events atomic.Int64
 	changes := &Changes{}
-	client, ctx := startClient(t, cs, ClientOptions{
-		OnChange:   changes.Record,
-		Notify:     func(string, bool) { events.Add(1) },
-		WatchNodes: nodes,
-	})
-
 	opts := benchOptions()
 	opts.certs = certMemo{}
 	if nodes {
 		// The zone comes from this proxy's Node, so Node changes matter.
 		opts.Topology = &Topology{Node: "node-1"}
 	}
+	client, ctx := startClient(t, cs, ClientOptions{
+		OnChange:   changes.Record,
+		Notify:     func(string, bool) { events.Add(1) },
+		WatchNodes: nodes,
+		Provider:   opts, // as Provide does: the index chooses servers
+	})
+
 	r := NewRenderer(opts)
 	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx,
 		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0), nodes: nodes}

@@ -71,7 +71,9 @@ func TestParallelFullRender(t *testing.T) {
 		dir := filepath.Dir(manifests)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			opts, cs, _ := loadFixture(t, dir)
-			client, _ := startClient(t, cs, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true})
+			client, _ := startClient(t, cs, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true, Provider: opts})
+			// The reference merges the slices itself: sequentialSnapshot
+			// hides the client's index, and the servers it chose.
 			want := Translate(sequentialSnapshot{client.Snapshot()}, opts)
 			got := parallelRender(t, client.Snapshot(), opts)
 			require.True(t, equalResults(t, want, got))

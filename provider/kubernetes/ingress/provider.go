@@ -110,6 +110,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	client, err := NewClient(cs, ClientOptions{
 		Namespaces:    p.Namespaces,
 		LabelSelector: p.LabelSelector,
+		Provider:      p,
 		OnChange:      changes.Record,
 		Notify: func(kind string, changed bool) {
 			p.observer.Event(kind, changed)

@@ -5,7 +5,6 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
 // Snapshot is the read-only view of the cluster that translation reads. The
@@ -32,10 +31,11 @@ type Snapshot interface {
 }
 
 // serviceReader is the optional method of a Snapshot that finds a Service
-// and its slices with one lookup (the slices only when there is the
-// Service), and the slices prepared for endpoints.AppendSelectPrepared.
+// and its slices with one lookup, with the slices prepared for
+// endpoints.AppendSelectPrepared and the servers chosen from them (nil when
+// there is neither the Service nor a slice).
 type serviceReader interface {
-	serviceAndSlices(namespace, name string) (*corev1.Service, []*discoveryv1.EndpointSlice, []*endpoints.Prepared)
+	serviceObjects(namespace, name string) *serviceObjects
 }
 
 // concurrentReader is the optional method of a Snapshot that may be read

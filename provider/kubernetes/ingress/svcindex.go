@@ -19,9 +19,17 @@ import (
 // same lookup builds two keys, takes two locks and copies the slice list.
 // Values are replaced, never modified, so that what a render got stays
 // valid while the informers go on.
+//
+// With a selection (the options of the renders that will read it), the
+// index also chooses the servers of each port of a Service whenever the
+// Service or one of its slices changes, as Contour and kube-proxy keep
+// the endpoints of each Service ready; a full render then merges no slice
+// of a Service it can take them from (selectPorts, selected.port).
 type serviceIndex struct {
-	mu sync.RWMutex
-	m  map[objectKey]*serviceObjects
+	mu       sync.RWMutex
+	m        map[objectKey]*serviceObjects
+	sel      *selection          // nil: no servers are chosen here
+	backends []endpoints.Backend // scratch for the choosing, under mu
 }
 
 type objectKey struct{ namespace, name string }
@@ -32,6 +40,9 @@ type serviceObjects struct {
 	// prepared[i] is slices[i] prepared for endpoints.AppendSelectPrepared
 	// when the slice arrived, so that no render parses its addresses again.
 	prepared []*endpoints.Prepared
+	// selected is the servers chosen from the prepared slices for each
+	// port of svc, with the index's selection; nil without one.
+	selected *selected
 }
 
 // preparedScheme is the scheme the URLs of prepared slices are written
@@ -39,8 +50,8 @@ type serviceObjects struct {
 // given another scheme by annotation, whose URLs a render writes.
 const preparedScheme = "http"
 
-func newServiceIndex() *serviceIndex {
-	return &serviceIndex{m: map[objectKey]*serviceObjects{}}
+func newServiceIndex(sel *selection) *serviceIndex {
+	return &serviceIndex{m: map[objectKey]*serviceObjects{}, sel: sel}
 }
 
 func (x *serviceIndex) get(namespace, name string) *serviceObjects {
@@ -118,6 +129,10 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 	if o.svc == nil && o.slices == nil {
 		delete(x.m, key)
 		return
+	}
+	o.selected = nil
+	if x.sel != nil {
+		o.selected = selectPorts(o, *x.sel, &x.backends)
 	}
 	x.m[key] = o
 }

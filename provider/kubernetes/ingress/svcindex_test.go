@@ -47,7 +47,7 @@ func sliceNames(o *serviceObjects) []string {
 }
 
 func TestServiceIndex(t *testing.T) {
-	x := newServiceIndex()
+	x := newServiceIndex(nil)
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
 	x.service(nil, svc)
 	require.Same(t, svc, x.get("apps", "web").svc)
@@ -106,8 +106,9 @@ func TestServiceIndex(t *testing.T) {
 
 // checkIndex fails the test unless the client's Service index holds what
 // its informer stores hold: every Service, and every labelled slice under
-// its Service, the very objects, and nothing else. The renders compared
-// with each other read the index both, so they cannot tell.
+// its Service, the very objects, and nothing else, with the servers chosen
+// from them as they are now. The renders compared with each other read the
+// index both, so they cannot tell.
 func checkIndex(t *testing.T, c *Client) {
 	t.Helper()
 	want := map[objectKey]*serviceObjects{}
@@ -139,6 +140,12 @@ func checkIndex(t *testing.T, c *Client) {
 		require.ElementsMatch(t, w.slices, got.slices, "the slices of %v", key)
 		require.True(t, slices.IsSortedFunc(got.slices, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) }), "the slices of %v by name", key)
 		require.NotPanics(t, func() { sliceNames(got) }, "the prepared slices of %v", key)
+		if c.index.sel != nil {
+			var scratch []endpoints.Backend
+			require.Equal(t, selectPorts(got, *c.index.sel, &scratch), got.selected, "the servers chosen for %v", key)
+		} else {
+			require.Nil(t, got.selected, "servers chosen for %v without a selection", key)
+		}
 	}
 }
 
@@ -175,7 +182,7 @@ func TestRenderTakesPreparedURLs(t *testing.T) {
 				if port.Port != 443 {
 					want += len(svc.LoadBalancer.Servers)
 				}
-				backends, _ := endpoints.AppendSelectPrepared(nil, o.prepared, port.Name, endpoints.Options{AddressTypes: (&engine{}).addressTypes(o.svc)})
+				backends, _ := endpoints.AppendSelectPrepared(nil, o.prepared, port.Name, endpoints.Options{AddressTypes: selection{}.addressTypes(o.svc)})
 				require.Len(t, svc.LoadBalancer.Servers, len(backends))
 				for j, b := range backends {
 					got := svc.LoadBalancer.Servers[j].URL
@@ -192,6 +199,98 @@ func TestRenderTakesPreparedURLs(t *testing.T) {
 			}
 			require.Equal(t, want, shared)
 			require.Greater(t, shared, 39*10)
+		})
+	}
+}
+
+// TestIndexChoosesServers: told the options of the renders, the client's
+// index chooses the servers of each Service port as the objects arrive, and
+// a render takes them (the very slices, not copies) where its endpoint
+// options are the index's and hints cannot apply; either way the result is
+// that of a render that merges the slices itself, problems included.
+func TestIndexChoosesServers(t *testing.T) {
+	objs := clustergen.Cluster(60, 20)
+	var hinted, broken string
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *corev1.Service:
+			switch o.Name {
+			case clustergen.Name(0):
+				o.Spec.Ports[0].Port = 443 // https: URLs a render writes
+			case clustergen.Name(1):
+				o.Spec.PublishNotReadyAddresses = true
+			}
+		case *discoveryv1.EndpointSlice:
+			switch o.Labels[discoveryv1.LabelServiceName] {
+			case clustergen.Name(2):
+				hinted = o.Labels[discoveryv1.LabelServiceName]
+				for i := range o.Endpoints {
+					o.Endpoints[i].Hints = &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: "zone-a"}}}
+				}
+			case clustergen.Name(3):
+				broken = o.Labels[discoveryv1.LabelServiceName]
+				o.Endpoints[0].Addresses = []string{"10.0.0.999"} // a problem: the slice is not prepared
+			}
+		}
+	}
+	require.NotEmpty(t, hinted)
+	require.NotEmpty(t, broken)
+	for _, tc := range []struct {
+		name           string
+		client, render func(*Provider)
+		notShared      []string // Services with servers whose render chooses them itself
+		none           bool     // no Service takes the index's servers
+	}{
+		{name: "same options", notShared: []string{clustergen.Name(0), broken}},
+		{name: "topology", render: func(p *Provider) { p.Topology = &Topology{Node: "node-1", Zone: "zone-a"} },
+			notShared: []string{clustergen.Name(0), broken, hinted}},
+		{name: "other terminating policy", client: func(p *Provider) { p.TerminatingEndpoints = "exclude" }, none: true},
+		{name: "other managers", render: func(p *Provider) { p.EndpointSliceManagers = []string{"endpointslice-controller.k8s.io"} }, none: true},
+		{name: "other ipFamily", client: func(p *Provider) { p.IPFamily = IPFamilyAll }, none: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			copts, ropts := benchOptions(), benchOptions()
+			if tc.client != nil {
+				tc.client(copts)
+			}
+			if tc.render != nil {
+				tc.render(ropts)
+			}
+			client, _ := startClient(t, fake.NewClientset(objs...), ClientOptions{Provider: copts})
+			want := Translate(sequentialSnapshot{client.Snapshot()}, ropts) // merges the slices itself
+			got := Translate(client.Snapshot(), ropts)
+			require.True(t, equalResults(t, want, got))
+			require.NotEmpty(t, got.Errors, "the broken slice is reported")
+
+			shared := 0
+			for i := range 60 {
+				name := clustergen.Name(i)
+				o := client.index.get(clustergen.Namespace, name)
+				require.NotNil(t, o.selected, name)
+				port := o.svc.Spec.Ports[0]
+				lb := got.Configuration.HTTP.Services[serviceKey(o.svc.Namespace, name, port.Name)].LoadBalancer
+				require.NotEmpty(t, lb.Servers, name)
+				var sp *selectedPort
+				for j := range o.selected.ports {
+					if o.selected.ports[j].name == port.Name {
+						sp = &o.selected.ports[j]
+					}
+				}
+				if name == broken {
+					require.Nil(t, sp, "a port with a slice left to Select is not chosen in the index")
+					continue
+				}
+				require.NotNil(t, sp, name)
+				if &lb.Servers[0] == &sp.servers[0] {
+					shared++
+					require.False(t, tc.none || slices.Contains(tc.notShared, name), "%s takes the index's servers", name)
+				} else {
+					require.True(t, tc.none || slices.Contains(tc.notShared, name), "%s chose its servers again", name)
+				}
+			}
+			if !tc.none {
+				require.Equal(t, 60-len(tc.notShared), shared)
+			}
 		})
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -545,40 +544,15 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 	return "http"
 }
 
-// addressTypes are the slice address types to use for a Service, by the
-// ipFamily option: the Service's primary family, one family, or both. A
-// Service without ipFamilies (headless, ExternalName, old objects) uses both.
-func (e *engine) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
-	switch e.ipFamily {
-	case IPFamilyIPv4:
-		return onlyIPv4
-	case IPFamilyIPv6:
-		return onlyIPv6
-	case IPFamilyAll:
-		return nil
-	}
-	if len(svc.Spec.IPFamilies) == 0 {
-		return nil
-	}
-	switch svc.Spec.IPFamilies[0] {
-	case corev1.IPv4Protocol:
-		return onlyIPv4
-	case corev1.IPv6Protocol:
-		return onlyIPv6
-	}
-	return nil
-}
-
-// The address types of one family; shared, never modified.
-var (
-	onlyIPv4 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
-	onlyIPv6 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
-)
-
 func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
-	opts := e.selectOpts
-	opts.AddressTypes = e.addressTypes(svc)
-	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
+	if scheme == preparedScheme {
+		// The client's index chose them when the slices arrived.
+		if sp := en.selected.port(p.Name, e.sel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
+			en.sliceProblems(sp.problems)
+			return sp.servers
+		}
+	}
+	opts := e.sel.forService(svc, e.selectOpts.Node, e.selectOpts.Zone)
 	// One buffer of backends (per goroutine of a parallel render) serves
 	// every Service: they become URLs at once.
 	var backends []endpoints.Backend
@@ -589,10 +563,7 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 		backends, problems = endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
 	}
 	*scratch = backends[:0]
-	for _, pr := range problems {
-		ns, name, _ := strings.Cut(pr.Slice, "/")
-		en.errs = append(en.errs, &ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
-	}
+	en.sliceProblems(problems)
 	if len(backends) == 0 {
 		return nil
 	}
@@ -655,6 +626,14 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 		}
 	}
 	return servers
+}
+
+// sliceProblems files the problems of the Service's slices as warnings.
+func (en *serviceEntry) sliceProblems(problems []*endpoints.Problem) {
+	for _, pr := range problems {
+		ns, name, _ := strings.Cut(pr.Slice, "/")
+		en.errs = append(en.errs, &ObjectError{Kind: "EndpointSlice", Namespace: ns, Name: name, Field: pr.Field, Severity: SeverityWarning, Err: pr.Err})
+	}
 }
 
 // preparedURLs fills servers from backends that all carry the URL Prepare

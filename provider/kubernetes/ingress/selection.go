@@ -1,0 +1,153 @@
+package ingress
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+)
+
+// selection is how the endpoints of a Service port are chosen: the
+// options of endpoints.Select that the provider's options give (every one
+// but where this proxy runs, which a render finds out, and those the
+// Service itself gives), and the ipFamily option.
+type selection struct {
+	opts     endpoints.Options // without AddressTypes, PublishNotReady, Node and Zone
+	ipFamily string            // in lower case
+}
+
+func newSelection(p *Provider) selection {
+	policy, err := endpoints.ParseTerminatingPolicy(p.TerminatingEndpoints)
+	if err != nil {
+		policy = endpoints.TerminatingFallback // Init refuses it; an embedder's renders get the default
+	}
+	return selection{
+		opts: endpoints.Options{
+			Terminating:   policy,
+			AllowFQDN:     p.AllowFQDNEndpoints,
+			AllowLoopback: p.AllowLoopbackEndpoints,
+			Managers:      slices.Clone(p.EndpointSliceManagers),
+		},
+		ipFamily: strings.ToLower(p.IPFamily),
+	}
+}
+
+// same says whether s and o choose the same endpoints of every Service.
+func (s selection) same(o selection) bool {
+	return s.opts.Terminating == o.opts.Terminating && s.opts.AllowFQDN == o.opts.AllowFQDN &&
+		s.opts.AllowLoopback == o.opts.AllowLoopback && slices.Equal(s.opts.Managers, o.opts.Managers) &&
+		s.ipFamily == o.ipFamily
+}
+
+// forService is the options for the slices of svc, with node and zone
+// (where this proxy runs, "" when not known).
+func (s selection) forService(svc *corev1.Service, node, zone string) endpoints.Options {
+	opts := s.opts
+	opts.AddressTypes = s.addressTypes(svc)
+	opts.PublishNotReady = svc.Spec.PublishNotReadyAddresses
+	opts.Node, opts.Zone = node, zone
+	return opts
+}
+
+// addressTypes are the slice address types to use for a Service, by the
+// ipFamily option: the Service's primary family, one family, or both. A
+// Service without ipFamilies (headless, ExternalName, old objects) uses both.
+func (s selection) addressTypes(svc *corev1.Service) []discoveryv1.AddressType {
+	switch s.ipFamily {
+	case IPFamilyIPv4:
+		return onlyIPv4
+	case IPFamilyIPv6:
+		return onlyIPv6
+	case IPFamilyAll:
+		return nil
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		return nil
+	}
+	switch svc.Spec.IPFamilies[0] {
+	case corev1.IPv4Protocol:
+		return onlyIPv4
+	case corev1.IPv6Protocol:
+		return onlyIPv6
+	}
+	return nil
+}
+
+// The address types of one family; shared, never modified.
+var (
+	onlyIPv4 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4}
+	onlyIPv6 = []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}
+)
+
+// selectedPort is the servers of one port of a Service, chosen from its
+// prepared slices by the client's index when they arrived (selectPorts),
+// with the URLs for preparedScheme. The servers are shared by every
+// configuration that uses them and never modified.
+type selectedPort struct {
+	name     string // the Service port's name, which the slices' ports carry
+	servers  []dynamic.Server
+	problems []*endpoints.Problem
+}
+
+// selected is what the index chose for the ports of a Service.
+type selected struct {
+	sel   selection
+	ports []selectedPort
+	// hinted says that an endpoint of the slices has topology hints: the
+	// choice then holds only for a proxy whose node and zone are unknown.
+	// Without hints where the proxy runs changes nothing.
+	hinted bool
+}
+
+// port returns the servers chosen for the port named name, for a render
+// that chooses with sel, node and zone; nil when the render must choose
+// itself (other options, hints that may apply, a port the index could not
+// choose for).
+func (s *selected) port(name string, sel selection, node, zone string) *selectedPort {
+	if s == nil || s.hinted && (node != "" || zone != "") || !s.sel.same(sel) {
+		return nil
+	}
+	for i := range s.ports {
+		if s.ports[i].name == name {
+			return &s.ports[i]
+		}
+	}
+	return nil
+}
+
+// selectPorts chooses the servers of each port of o's Service from its
+// prepared slices, as a render would for a proxy whose node and zone are
+// not known. A port with a backend whose URL Prepare did not write (a
+// slice it left to Select, more ports than it writes) is left out: the
+// render chooses for it. scratch is a buffer for the backends.
+func selectPorts(o *serviceObjects, sel selection, scratch *[]endpoints.Backend) *selected {
+	if o.svc == nil || len(o.prepared) == 0 || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	s := &selected{sel: sel, ports: make([]selectedPort, 0, len(o.svc.Spec.Ports))}
+	for _, sl := range o.slices {
+		for i := range sl.Endpoints {
+			if h := sl.Endpoints[i].Hints; h != nil && (len(h.ForNodes) > 0 || len(h.ForZones) > 0) {
+				s.hinted = true
+			}
+		}
+	}
+	opts := sel.forService(o.svc, "", "")
+	for _, p := range o.svc.Spec.Ports {
+		backends, problems := endpoints.AppendSelectPrepared((*scratch)[:0], o.prepared, p.Name, opts)
+		*scratch = backends[:0]
+		var servers []dynamic.Server
+		if len(backends) > 0 {
+			servers = make([]dynamic.Server, len(backends))
+			if !preparedURLs(servers, backends, preparedScheme) {
+				continue
+			}
+		}
+		s.ports = append(s.ports, selectedPort{name: p.Name, servers: servers, problems: problems})
+	}
+	return s
+}
