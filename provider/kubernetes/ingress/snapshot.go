@@ -4,7 +4,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
-
 )
 
 // Snapshot is the read-only view of the cluster that translation reads. The
