@@ -362,15 +362,16 @@ func BenchmarkRenderFullFromAPIServer(b *testing.B) {
 			p.ClientCompression = ingress.CompressionOff
 			cs, err := p.NewClientset()
 			require.NoError(b, err)
-			client, err := ingress.NewClient(cs, ingress.ClientOptions{})
+			opts := &ingress.Provider{}
+			opts.SetDefaults()
+			// Told the renders' options, as Provide tells its client.
+			client, err := ingress.NewClient(cs, ingress.ClientOptions{Provider: opts})
 			require.NoError(b, err)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer client.Shutdown()
 			defer cancel()
 			client.Start(ctx)
 			require.NoError(b, client.WaitForSync(ctx, 5*time.Minute))
-			opts := &ingress.Provider{}
-			opts.SetDefaults()
 			snap := client.Snapshot()
 			var res *ingress.Result
 			b.ReportAllocs()
