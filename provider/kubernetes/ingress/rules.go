@@ -20,6 +20,7 @@ func Normalize(name string) string {
 }
 
 // normalizeParts normalises the concatenation of parts without building it.
+// Runs of ASCII letters and digits, what names mostly are, are copied whole.
 func normalizeParts(parts ...string) string {
 	size := 0
 	for _, p := range parts {
@@ -32,16 +33,21 @@ func normalizeParts(parts ...string) string {
 		for i := 0; i < len(p); {
 			c := p[i]
 			if c < utf8.RuneSelf {
-				i++
-				if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-					if pendingDash && buf.Len() > 0 {
-						buf.WriteByte('-')
-					}
-					pendingDash = false
-					buf.WriteByte(c)
-				} else {
+				if !asciiAlnum(c) {
+					i++
 					pendingDash = true
+					continue
 				}
+				j := i + 1
+				for j < len(p) && asciiAlnum(p[j]) {
+					j++
+				}
+				if pendingDash && buf.Len() > 0 {
+					buf.WriteByte('-')
+				}
+				pendingDash = false
+				buf.WriteString(p[i:j])
+				i = j
 				continue
 			}
 			r, n := utf8.DecodeRuneInString(p[i:])
@@ -58,6 +64,10 @@ func normalizeParts(parts ...string) string {
 		}
 	}
 	return buf.String()
+}
+
+func asciiAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // routerKey is the name of the router of one Ingress path.
@@ -92,8 +102,22 @@ func appendHostRule(buf []byte, host string) []byte {
 func appendMatcher(buf []byte, name, value string) []byte {
 	buf = append(buf, name...)
 	buf = append(buf, '(')
-	buf = strconv.AppendQuote(buf, value)
+	buf = appendQuoted(buf, value)
 	return append(buf, ')')
+}
+
+// appendQuoted is strconv.AppendQuote, which hosts and paths (printable
+// ASCII without quotes or backslashes, mostly) get without a look at each
+// rune.
+func appendQuoted(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(buf, s)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // specPriority orders routers as the Ingress specification matches

@@ -7,10 +7,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -460,4 +463,71 @@ func assertParsesAsMatchers(t *testing.T, rule string) {
 		}
 		return true
 	})
+}
+
+// normalizeReference is normalizeParts rune by rune, as it was written
+// first: what the faster one must give.
+func normalizeReference(parts ...string) string {
+	var out []rune
+	pendingDash := false
+	for _, r := range strings.Join(parts, "") {
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsNumber(r)) {
+			if pendingDash && len(out) > 0 {
+				out = append(out, '-')
+			}
+			pendingDash = false
+			out = append(out, r)
+			continue
+		}
+		pendingDash = true
+	}
+	return string(out)
+}
+
+// TestNormalizePartsMatchesReference: random parts of names, hosts and
+// paths, with other bytes and runes among them, normalise as the reference
+// does, however they are split into parts.
+func TestNormalizePartsMatchesReference(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 3))
+	pieces := []string{"a", "Z", "9", "shop", "-", ".", "/", "_", " ", "é", "例", "😀", "٣", "\xff", "\x00", "--", "api/v1", "*."}
+	for range 20000 {
+		parts := make([]string, 1+rnd.IntN(5))
+		for i := range parts {
+			var b strings.Builder
+			for range rnd.IntN(6) {
+				b.WriteString(pieces[rnd.IntN(len(pieces))])
+			}
+			parts[i] = b.String()
+		}
+		require.Equal(t, normalizeReference(parts...), normalizeParts(parts...), "%q", parts)
+	}
+}
+
+// TestAppendQuoted: the quick path quotes as strconv.Quote does, every
+// byte alone and random texts.
+func TestAppendQuoted(t *testing.T) {
+	for c := range 256 {
+		s := "a" + string([]byte{byte(c)}) + "b"
+		require.Equal(t, strconv.Quote(s), string(appendQuoted(nil, s)), "byte %#x", c)
+	}
+	rnd := rand.New(rand.NewPCG(5, 8))
+	for range 5000 {
+		b := make([]byte, rnd.IntN(12))
+		for i := range b {
+			b[i] = byte(' ' + rnd.IntN(96))
+		}
+		require.Equal(t, strconv.Quote(string(b)), string(appendQuoted([]byte("x"), string(b))[1:]))
+	}
+}
+
+// BenchmarkRouterName is what every path of a full render spends on its
+// router's key and rule.
+func BenchmarkRouterName(b *testing.B) {
+	prefix := netv1.PathTypePrefix
+	path := netv1.HTTPIngressPath{Path: "/", PathType: &prefix}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = routerKey("default", "shop-01234", "shop-01234.example.com", path.Path)
+		_ = buildRule("shop-01234.example.com", path, "", false)
+	}
 }
