@@ -422,6 +422,8 @@ func (s listerSnapshot) serviceObjects(namespace, name string) *serviceObjects {
 	return s.c.index.get(namespace, name)
 }
 
+func (s listerSnapshot) indexSelection() *selection { return s.c.index.sel }
+
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 	ns := s.space(namespace)
 	if ns == nil {

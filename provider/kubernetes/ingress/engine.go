@@ -55,6 +55,14 @@ func NewRenderer(opts *Provider) *Renderer {
 func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed bool) {
 	e := r.e
 	e.snap = snap
+	// The servers the client's index chose are taken when it chose them
+	// as this renderer would.
+	e.indexSel = nil
+	if sr, ok := snap.(serviceReader); ok {
+		if sel := sr.indexSelection(); sel != nil && sel.same(e.sel) {
+			e.indexSel = sel
+		}
+	}
 	defer func() { e.snap = nil }()
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
@@ -193,6 +201,7 @@ type engine struct {
 	snap       Snapshot // during a render
 	sel        selection
 	selectOpts endpoints.Options   // sel's, with where this proxy runs
+	indexSel   *selection          // during a render: the snapshot's index's selection, when it is sel
 	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
 	// A parallel full render keeps the entries it builds here first.

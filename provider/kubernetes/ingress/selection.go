@@ -95,7 +95,7 @@ type selectedPort struct {
 
 // selected is what the index chose for the ports of a Service.
 type selected struct {
-	sel   selection
+	sel   *selection // the index's
 	ports []selectedPort
 	// hinted says that an endpoint of the slices has topology hints: the
 	// choice then holds only for a proxy whose node and zone are unknown.
@@ -104,11 +104,12 @@ type selected struct {
 }
 
 // port returns the servers chosen for the port named name, for a render
-// that chooses with sel, node and zone; nil when the render must choose
-// itself (other options, hints that may apply, a port the index could not
-// choose for).
-func (s *selected) port(name string, sel selection, node, zone string) *selectedPort {
-	if s == nil || s.hinted && (node != "" || zone != "") || !s.sel.same(sel) {
+// that found the index's selection to be its own (sel, nil when not) and
+// knows this proxy's node and zone; nil when the render must choose itself
+// (other options, hints that may apply, a port the index could not choose
+// for).
+func (s *selected) port(name string, sel *selection, node, zone string) *selectedPort {
+	if s == nil || sel == nil || s.sel != sel || s.hinted && (node != "" || zone != "") {
 		return nil
 	}
 	for i := range s.ports {
@@ -124,7 +125,7 @@ func (s *selected) port(name string, sel selection, node, zone string) *selected
 // not known. A port with a backend whose URL Prepare did not write (a
 // slice it left to Select, more ports than it writes) is left out: the
 // render chooses for it. scratch is a buffer for the backends.
-func selectPorts(o *serviceObjects, sel selection, scratch *[]endpoints.Backend) *selected {
+func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend) *selected {
 	if o.svc == nil || len(o.prepared) == 0 || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}

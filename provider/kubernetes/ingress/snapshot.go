@@ -35,6 +35,9 @@ type Snapshot interface {
 // there is neither the Service nor a slice).
 type serviceReader interface {
 	serviceObjects(namespace, name string) *serviceObjects
+	// indexSelection is how the servers in the serviceObjects were
+	// chosen; nil when they were not.
+	indexSelection() *selection
 }
 
 // concurrentReader is the optional method of a Snapshot that may be read

@@ -132,7 +132,7 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 	}
 	o.selected = nil
 	if x.sel != nil {
-		o.selected = selectPorts(o, *x.sel, &x.backends)
+		o.selected = selectPorts(o, x.sel, &x.backends)
 	}
 	x.m[key] = o
 }

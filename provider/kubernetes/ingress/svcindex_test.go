@@ -142,7 +142,7 @@ func checkIndex(t *testing.T, c *Client) {
 		require.NotPanics(t, func() { sliceNames(got) }, "the prepared slices of %v", key)
 		if c.index.sel != nil {
 			var scratch []endpoints.Backend
-			require.Equal(t, selectPorts(got, *c.index.sel, &scratch), got.selected, "the servers chosen for %v", key)
+			require.Equal(t, selectPorts(got, c.index.sel, &scratch), got.selected, "the servers chosen for %v", key)
 		} else {
 			require.Nil(t, got.selected, "servers chosen for %v without a selection", key)
 		}

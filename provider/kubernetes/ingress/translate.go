@@ -547,7 +547,7 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
 	if scheme == preparedScheme {
 		// The client's index chose them when the slices arrived.
-		if sp := en.selected.port(p.Name, e.sel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
+		if sp := en.selected.port(p.Name, e.indexSel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
 			en.sliceProblems(sp.problems)
 			return sp.servers
 		}
