@@ -294,3 +294,41 @@ func TestIndexChoosesServers(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkIndexChoosesServers is what the event handler spends, at each
+// event of a Service or one of its slices, choosing the servers of its
+// ports: generated Services (one port, 20 endpoints over two slices, or
+// three when one address is repeated) with the default options.
+func BenchmarkIndexChoosesServers(b *testing.B) {
+	for i := range 2 {
+		b.Run(fmt.Sprintf("service=%d", i), func(b *testing.B) { benchIndexChooses(b, clustergen.Name(i)) })
+	}
+}
+
+func benchIndexChooses(b *testing.B, name string) {
+	o := &serviceObjects{}
+	for _, obj := range clustergen.Cluster(2, 20) {
+		switch obj := obj.(type) {
+		case *corev1.Service:
+			if obj.Name == name {
+				o.svc = obj
+			}
+		case *discoveryv1.EndpointSlice:
+			if obj.Labels[discoveryv1.LabelServiceName] == name {
+				o.slices = append(o.slices, obj)
+				o.prepared = append(o.prepared, endpoints.Prepare(obj, preparedScheme))
+			}
+		}
+	}
+	sel := newSelection(benchOptions())
+	var scratch []endpoints.Backend
+	s := selectPorts(o, &sel, &scratch)
+	if o.svc == nil || s == nil || len(s.ports) != 1 || len(s.ports[0].servers) == 0 {
+		b.Fatalf("nothing chosen: %d slices", len(o.slices))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		selectPorts(o, &sel, &scratch)
+	}
+	b.ReportMetric(float64(len(o.slices)), "slices")
+}
