@@ -301,20 +301,68 @@ type ingressPart struct {
 	createdSec     int64  // the creation time, for the order of parts
 	createdNsec    int
 	ing            *netv1.Ingress
-	errs           []*ObjectError
 	routers        []*pendingRouter
-	defaultBackend *defaultCandidate
-	certs          []certUse
 	entries        []*serviceEntry
-	secrets        []string                   // namespace/name
-	entrySet       map[*serviceEntry]struct{} // the entries, while a part with many is translated
+	x              *partExtra // nil for most parts
 	// Most Ingresses have one path: room for it without more allocations.
 	routerBuf [1]*pendingRouter
 	entryBuf  [1]*serviceEntry
 }
 
+// partExtra is what few parts have: problems, a default backend, TLS
+// certificates. Apart, it leaves a part of the common Ingress (one path, no
+// TLS, no problem) at 128 bytes instead of 208.
+type partExtra struct {
+	errs           []*ObjectError
+	defaultBackend *defaultCandidate
+	certs          []certUse
+	secrets        []string                   // namespace/name
+	entrySet       map[*serviceEntry]struct{} // the entries, while a part with many is translated
+}
+
+// extra returns p's partExtra, for writing.
+func (p *ingressPart) extra() *partExtra {
+	if p.x == nil {
+		p.x = &partExtra{}
+	}
+	return p.x
+}
+
+// errs are the problems of the Ingress itself.
+func (p *ingressPart) errs() []*ObjectError {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.errs
+}
+
+// defaultBackend is the candidate of the Ingress's spec.defaultBackend.
+func (p *ingressPart) defaultBackend() *defaultCandidate {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.defaultBackend
+}
+
+// certs are the certificates of the Ingress's spec.tls.
+func (p *ingressPart) certs() []certUse {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.certs
+}
+
+// secrets are the Secrets the Ingress's spec.tls names, namespace/name.
+func (p *ingressPart) secrets() []string {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.secrets
+}
+
 func (p *ingressPart) errorf(field string, sev Severity, err error) {
-	p.errs = append(p.errs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: field, Severity: sev, Err: err})
+	x := p.extra()
+	x.errs = append(x.errs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: field, Severity: sev, Err: err})
 }
 
 // use records that the part uses en. An Ingress with many paths to many
@@ -324,19 +372,20 @@ func (p *ingressPart) use(en *serviceEntry) {
 	switch n := len(p.entries); {
 	case n > 0 && p.entries[n-1] == en:
 		return
-	case p.entrySet != nil:
-		if _, ok := p.entrySet[en]; ok {
+	case p.x != nil && p.x.entrySet != nil:
+		if _, ok := p.x.entrySet[en]; ok {
 			return
 		}
-		p.entrySet[en] = struct{}{}
+		p.x.entrySet[en] = struct{}{}
 	case slices.Contains(p.entries, en):
 		return
 	case n >= 16:
-		p.entrySet = make(map[*serviceEntry]struct{}, 2*n)
+		set := make(map[*serviceEntry]struct{}, 2*n)
 		for _, e := range p.entries {
-			p.entrySet[e] = struct{}{}
+			set[e] = struct{}{}
 		}
-		p.entrySet[en] = struct{}{}
+		set[en] = struct{}{}
+		p.extra().entrySet = set
 	}
 	p.entries = append(p.entries, en)
 }
@@ -374,16 +423,32 @@ type serviceEntry struct {
 	svcKey string // namespace/service
 	name   string // the service's name in the configuration
 
-	svc      *corev1.Service // the objects it was built from
-	slices   []*discoveryv1.EndpointSlice
-	prepared []*endpoints.Prepared // the slices prepared by the client's index, else nil
-	selected *selected             // the servers the client's index chose, else nil
+	// The objects it was built from: the Service, its slices and, from the
+	// client's index, their prepared forms and the servers chosen from
+	// them; nil when there is no such Service.
+	objs *serviceObjects
 
 	service *dynamic.Service
 	err     error          // why the Service port has no load balancer
 	errs    []*ObjectError // problems of the Service and its slices, reported while it is used
 	nodes   bool           // built from the Nodes (node ports)
 	users   int
+}
+
+// svc is the Service the entry was built from, nil when there was none.
+func (en *serviceEntry) svc() *corev1.Service {
+	if en.objs == nil {
+		return nil
+	}
+	return en.objs.svc
+}
+
+// slices are the EndpointSlices the entry was built from.
+func (en *serviceEntry) slices() []*discoveryv1.EndpointSlice {
+	if en.objs == nil {
+		return nil
+	}
+	return en.objs.slices
 }
 
 type routerGroup struct {
@@ -441,13 +506,13 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
 	if sr, ok := e.snap.(serviceReader); ok {
 		if o := sr.serviceObjects(namespace, sb.Name); o != nil && o.svc != nil {
-			en.svc, en.slices, en.prepared, en.selected = o.svc, o.slices, o.prepared, o.selected
+			en.objs = o
 		}
-	} else if en.svc = e.snap.Service(namespace, sb.Name); en.svc != nil {
-		en.slices = e.snap.EndpointSlices(namespace, sb.Name)
+	} else if svc := e.snap.Service(namespace, sb.Name); svc != nil {
+		en.objs = &serviceObjects{svc: svc, slices: e.snap.EndpointSlices(namespace, sb.Name)}
 	}
 	old := e.stale[id]
-	if old != nil && e.reuse && !old.nodes && old.svc == en.svc && samePointers(old.slices, en.slices) {
+	if old != nil && e.reuse && !old.nodes && old.svc() == en.svc() && samePointers(old.slices(), en.slices()) {
 		old.users = 0
 		return old
 	}
@@ -532,28 +597,32 @@ func (e *engine) workers(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n/e.parallelMin, 16))
 }
 
-// sortHalves sorts s as slices.SortFunc does, each half on its own
-// goroutine, then merges the halves.
-func sortHalves[E any](s []E, cmp func(a, b E) int) {
+// sortHalves sorts the halves of s as slices.SortFunc does, each on its
+// own goroutine, then merges them, handing emit each element in order (its
+// place, the element) instead of writing them back: s is left with its
+// halves sorted.
+func sortHalves[E any](s []E, cmp func(a, b E) int, emit func(int, E)) {
 	mid := len(s) / 2
 	var wg sync.WaitGroup
 	wg.Go(func() { slices.SortFunc(s[:mid], cmp) })
 	slices.SortFunc(s[mid:], cmp)
 	wg.Wait()
-	merged := make([]E, 0, len(s))
-	i, j := 0, mid
-	for i < mid && j < len(s) {
+	i, j, k := 0, mid, 0
+	for ; i < mid && j < len(s); k++ {
 		if cmp(s[j], s[i]) < 0 {
-			merged = append(merged, s[j])
+			emit(k, s[j])
 			j++
 		} else {
-			merged = append(merged, s[i])
+			emit(k, s[i])
 			i++
 		}
 	}
-	merged = append(merged, s[i:mid]...)
-	merged = append(merged, s[j:]...)
-	copy(s, merged)
+	for ; i < mid; i, k = i+1, k+1 {
+		emit(k, s[i])
+	}
+	for ; j < len(s); j, k = j+1, k+1 {
+		emit(k, s[j])
+	}
 }
 
 // ingressSortKey is what sortByKey sorts an Ingress by: the rank of its
@@ -600,10 +669,10 @@ func sortByKey(ings []*netv1.Ingress, parallel bool) {
 		keys[i] = ingressSortKey{ns: rank, a: binary.BigEndian.Uint64(name[:8]), b: binary.BigEndian.Uint64(name[8:]), ing: ing}
 	}
 	if parallel {
-		sortHalves(keys, compareSortKeys)
-	} else {
-		slices.SortFunc(keys, compareSortKeys)
+		sortHalves(keys, compareSortKeys, func(i int, k ingressSortKey) { ings[i] = k.ing })
+		return
 	}
+	slices.SortFunc(keys, compareSortKeys)
 	for i := range keys {
 		ings[i] = keys[i].ing
 	}
@@ -686,7 +755,7 @@ func (e *engine) record(p *ingressPart) {
 	if e.recordUses(p) {
 		e.errsDirty = true
 	}
-	if p.defaultBackend != nil {
+	if p.defaultBackend() != nil {
 		e.dbParts[p] = struct{}{}
 	}
 }
@@ -708,10 +777,10 @@ func (e *engine) recordUses(p *ingressPart) (dirty bool) {
 		}
 		addUser(e.svcUsers, en.svcKey, p)
 	}
-	for _, s := range p.secrets {
+	for _, s := range p.secrets() {
 		addUser(e.secUsers, s, p)
 	}
-	if len(p.errs) > 0 {
+	if len(p.errs()) > 0 {
 		e.errParts[p] = struct{}{}
 		dirty = true
 	}
@@ -767,10 +836,10 @@ func (e *engine) removeParts(olds []*ingressPart) {
 				svcKeys[en.svcKey] = append(list, p)
 			}
 		}
-		for _, s := range p.secrets {
+		for _, s := range p.secrets() {
 			secKeys[s] = append(secKeys[s], p)
 		}
-		if len(p.errs) > 0 {
+		if len(p.errs()) > 0 {
 			delete(e.errParts, p)
 			e.errsDirty = true
 		}
@@ -843,7 +912,7 @@ func (e *engine) full() (*Result, bool) {
 	// copy (it waits for it); none writes what another reads.
 	e.served = slices.Clone(parts)
 	for _, p := range parts {
-		if p.defaultBackend != nil {
+		if p.defaultBackend() != nil {
 			e.dbParts[p] = struct{}{}
 		}
 	}
@@ -1085,7 +1154,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 					pr.service = sw.new
 				}
 			}
-			if c := p.defaultBackend; c != nil && c.service == sw.old {
+			if c := p.defaultBackend(); c != nil && c.service == sw.old {
 				c.service = sw.new
 			}
 		}
@@ -1128,7 +1197,7 @@ func (e *engine) collectErrors() []*ObjectError {
 		errs = append(errs, g.errs...)
 	}
 	for p := range e.errParts {
-		errs = append(errs, p.errs...)
+		errs = append(errs, p.errs()...)
 	}
 	for en := range e.errEntries {
 		errs = append(errs, en.errs...)
@@ -1360,7 +1429,7 @@ func (e *engine) assembleDefault(out *output) {
 	var service *dynamic.Service
 	owner := ""
 	for _, p := range slices.SortedFunc(maps.Keys(e.dbParts), compareParts) {
-		c := p.defaultBackend
+		c := p.defaultBackend()
 		switch {
 		case owner != "":
 			e.errsDirty = true
@@ -1585,7 +1654,7 @@ func sameRequests(a, b *dynamic.Router) bool {
 }
 
 func (e *engine) addCerts(p *ingressPart) {
-	for _, c := range p.certs {
+	for _, c := range p.certs() {
 		ref := e.certRefs[c.key]
 		if ref == nil {
 			ref = &certRef{cert: c.cert}
@@ -1596,7 +1665,7 @@ func (e *engine) addCerts(p *ingressPart) {
 }
 
 func (e *engine) removeCerts(p *ingressPart) {
-	for _, c := range p.certs {
+	for _, c := range p.certs() {
 		if ref := e.certRefs[c.key]; ref != nil {
 			if ref.count--; ref.count <= 0 {
 				delete(e.certRefs, c.key)
@@ -1642,8 +1711,8 @@ func (e *engine) assembleChanges(olds, news []*ingressPart, swaps []lbSwap) bool
 					return false // who keeps a tied rule is settled over all its routers
 				}
 			}
-			defaults = defaults || p.defaultBackend != nil
-			certs = certs || len(p.certs) > 0
+			defaults = defaults || p.defaultBackend() != nil
+			certs = certs || len(p.certs()) > 0
 		}
 	}
 	out := &output{

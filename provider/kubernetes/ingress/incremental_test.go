@@ -460,7 +460,7 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 		for _, pr := range p.routers {
 			require.True(t, hasService(pr.service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.key, pr.router.Rule)
 		}
-		if c := p.defaultBackend; c != nil && c.service != nil {
+		if c := p.defaultBackend(); c != nil && c.service != nil {
 			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
 		}
 	}

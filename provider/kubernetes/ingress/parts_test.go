@@ -37,7 +37,7 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 			p.entries = append(p.entries, &serviceEntry{id: p.entries[0].svcKey + "/https", svcKey: p.entries[0].svcKey})
 		}
 		if rng.IntN(3) == 0 {
-			p.secrets = []string{fmt.Sprintf("ns/tls-%d", rng.IntN(3))}
+			p.extra().secrets = []string{fmt.Sprintf("ns/tls-%d", rng.IntN(3))}
 		}
 		return p
 	}
@@ -76,7 +76,7 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 			}
 			return out
 		}
-		secKeys := func(p *ingressPart) []string { return p.secrets }
+		secKeys := func(p *ingressPart) []string { return p.secrets() }
 		require.Equal(t, sortedUsers(users(svcKeys)), sortedUsers(e.svcUsers), "step %d: users of Services", step)
 		require.Equal(t, sortedUsers(users(secKeys)), sortedUsers(e.secUsers), "step %d: users of Secrets", step)
 	}

@@ -199,8 +199,11 @@ func (e *engine) translateIngress(ing *netv1.Ingress) (p *ingressPart) {
 	p.routers, p.entries = p.routerBuf[:0], p.entryBuf[:0]
 	defer func() {
 		if v := recover(); v != nil {
-			p.routers, p.defaultBackend, p.certs, p.entrySet = nil, nil, nil, nil
-			p.errs = nil
+			secrets := p.secrets()
+			p.routers, p.x = nil, nil
+			if len(secrets) > 0 {
+				p.extra().secrets = secrets
+			}
 			p.errorf("", SeverityError, &TranslationPanic{Value: v, Stack: debug.Stack()})
 		}
 	}()
@@ -257,7 +260,8 @@ func (e *engine) translateInto(p *ingressPart) {
 			}
 			svc, key, port, errs := e.backend(p, ref, path.Backend)
 			if errs != nil {
-				p.errs = append(p.errs, errs...)
+				x := p.extra()
+				x.errs = append(x.errs, errs...)
 				continue
 			}
 			pr := newPendingRouter(ra, key)
@@ -273,7 +277,9 @@ func (e *engine) translateInto(p *ingressPart) {
 			p.routers = append(p.routers, &pr.pendingRouter)
 		}
 	}
-	p.entrySet = nil
+	if p.x != nil {
+		p.x.entrySet = nil
+	}
 }
 
 // routerAlloc holds a router and everything it points to, so that a router
@@ -339,7 +345,7 @@ func setObservability(rt *dynamic.Router, a *observabilityAlloc, ing *netv1.Ingr
 // part only holds the candidate.
 func (e *engine) defaultBackend(p *ingressPart, db *netv1.IngressBackend, ra *routerAnnotations) {
 	c := &defaultCandidate{}
-	p.defaultBackend = c
+	p.extra().defaultBackend = c
 	svc, _, port, errs := e.backend(p, pathRef{rule: -1}, *db)
 	if errs != nil {
 		c.errs = errs
@@ -395,7 +401,7 @@ func (e *engine) lacksServers(en *serviceEntry) bool {
 // the service or the reason there is none, and the problems of the Service
 // and its EndpointSlices.
 func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.IngressServiceBackend, scratch *[]endpoints.Backend) {
-	svc := en.svc
+	svc := en.svc()
 	if svc == nil {
 		en.err = fmt.Errorf("service %s/%s not found", namespace, sb.Name)
 		return
@@ -475,9 +481,10 @@ func (e *engine) ingressCerts(p *ingressPart) {
 			continue
 		}
 		id := ing.Namespace + "/" + entry.SecretName
-		p.secrets = appendNew(p.secrets, id)
+		x := p.extra()
+		x.secrets = appendNew(x.secrets, id)
 		key := ing.Namespace + "-" + entry.SecretName
-		if slices.ContainsFunc(p.certs, func(c certUse) bool { return c.key == key }) {
+		if slices.ContainsFunc(x.certs, func(c certUse) bool { return c.key == key }) {
 			continue
 		}
 		// The field is named only when there is a problem.
@@ -492,7 +499,7 @@ func (e *engine) ingressCerts(p *ingressPart) {
 			p.errorf(field(), SeverityError, fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
 			continue
 		}
-		p.certs = append(p.certs, certUse{key: key, cert: cert})
+		x.certs = append(x.certs, certUse{key: key, cert: cert})
 	}
 }
 
@@ -547,7 +554,7 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
 	if scheme == preparedScheme {
 		// The client's index chose them when the slices arrived.
-		if sp := en.selected.port(p.Name, e.indexSel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
+		if sp := en.objs.selected.port(p.Name, e.indexSel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
 			en.sliceProblems(sp.problems)
 			return sp.servers
 		}
@@ -557,10 +564,10 @@ func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1
 	// every Service: they become URLs at once.
 	var backends []endpoints.Backend
 	var problems []*endpoints.Problem
-	if en.prepared != nil {
-		backends, problems = endpoints.AppendSelectPrepared((*scratch)[:0], en.prepared, p.Name, opts)
+	if en.objs.prepared != nil {
+		backends, problems = endpoints.AppendSelectPrepared((*scratch)[:0], en.objs.prepared, p.Name, opts)
 	} else {
-		backends, problems = endpoints.AppendSelect((*scratch)[:0], en.slices, p.Name, opts)
+		backends, problems = endpoints.AppendSelect((*scratch)[:0], en.objs.slices, p.Name, opts)
 	}
 	*scratch = backends[:0]
 	en.sliceProblems(problems)
