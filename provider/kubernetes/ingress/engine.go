@@ -296,14 +296,14 @@ func (r *Renderer) Stats() RenderStats { return r.e.stats }
 
 // ingressPart is what one served Ingress contributes.
 type ingressPart struct {
-	key            string // namespace/name
-	nsLen          int    // the length of the namespace in key
-	createdSec     int64  // the creation time, for the order of parts
-	createdNsec    int
-	ing            *netv1.Ingress
-	routers        []*pendingRouter
-	entries        []*serviceEntry
-	x              *partExtra // nil for most parts
+	key         string // namespace/name
+	nsLen       int    // the length of the namespace in key
+	createdSec  int64  // the creation time, for the order of parts
+	createdNsec int
+	ing         *netv1.Ingress
+	routers     []*pendingRouter
+	entries     []*serviceEntry
+	x           *partExtra // nil for most parts
 	// Most Ingresses have one path: room for it without more allocations.
 	routerBuf [1]*pendingRouter
 	entryBuf  [1]*serviceEntry
