@@ -369,13 +369,22 @@ func (s listerSnapshot) space(ns string) *namespaceInformers {
 }
 
 func (s listerSnapshot) Ingresses() []*netv1.Ingress {
-	var out []*netv1.Ingress
+	// Read from the stores directly, into a list of its final size: the
+	// lister's List grows its own list and copies it (0.3 MB a full render
+	// at 10,000 Ingresses).
+	lists := make([][]any, 0, len(s.c.spaces))
+	n := 0
 	for _, ns := range s.c.spaces {
-		list, _ := ns.ingresses.List(labels.Everything())
-		for _, ing := range list {
+		list := ns.ingressInformer.GetIndexer().List()
+		lists, n = append(lists, list), n+len(list)
+	}
+	everything := s.c.selector.Empty()
+	out := make([]*netv1.Ingress, 0, n)
+	for _, list := range lists {
+		for _, o := range list {
 			// The server already filtered by the selector; check again so a
 			// client that ignores selectors cannot widen the set.
-			if s.c.selector.Matches(labels.Set(ing.Labels)) {
+			if ing, ok := o.(*netv1.Ingress); ok && (everything || s.c.selector.Matches(labels.Set(ing.Labels))) {
 				out = append(out, ing)
 			}
 		}
