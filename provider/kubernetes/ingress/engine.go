@@ -42,7 +42,6 @@ type Renderer struct {
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
 	e := &engine{opts: opts, parallelMin: parallelMin, sel: newSelection(opts)}
-	e.selectOpts = e.sel.opts
 	return &Renderer{e: e}
 }
 
@@ -72,11 +71,11 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	if set.nodes && e.locNodes {
 		// The zone of this proxy may have changed, which every load
 		// balancer with zone hints depends on.
-		node, zone := e.selectOpts.Node, e.selectOpts.Zone
+		node, zone := e.node, e.zone
 		e.locate()
-		if node != e.selectOpts.Node || zone != e.selectOpts.Zone {
+		if node != e.node || zone != e.zone {
 			// full compares with the zone the load balancers were built for.
-			e.selectOpts.Node, e.selectOpts.Zone = node, zone
+			e.node, e.zone = node, zone
 			return e.full()
 		}
 	}
@@ -200,7 +199,7 @@ type engine struct {
 	opts       *Provider
 	snap       Snapshot // during a render
 	sel        selection
-	selectOpts endpoints.Options   // sel's, with where this proxy runs
+	node, zone string              // where this proxy runs (locate), for topology hints
 	indexSel   *selection          // during a render: the snapshot's index's selection, when it is sel
 	backends   []endpoints.Backend // scratch for endpoints.AppendSelect
 
@@ -872,10 +871,10 @@ func (e *engine) sweep() {
 // proxy's node and zone are the same.
 func (e *engine) full() (*Result, bool) {
 	e.stats.Full++
-	node, zone := e.selectOpts.Node, e.selectOpts.Zone
+	node, zone := e.node, e.zone
 	e.locate()
 	e.stale = e.entries
-	e.reuse = e.res != nil && node == e.selectOpts.Node && zone == e.selectOpts.Zone
+	e.reuse = e.res != nil && node == e.node && zone == e.zone
 	e.classes = e.readClasses()
 	all := e.snap.Ingresses()
 	served := make([]*netv1.Ingress, 0, len(all))

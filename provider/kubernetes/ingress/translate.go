@@ -134,7 +134,7 @@ func (e *engine) locate() {
 			e.errsDirty = e.errsDirty || len(e.locErrs) > 0
 		}
 	}
-	e.selectOpts.Node, e.selectOpts.Zone = node, zone
+	e.node, e.zone = node, zone
 }
 
 // classSet is what the IngressClasses of the cluster say about which
@@ -554,12 +554,12 @@ func serverScheme(p corev1.ServicePort, sa *serviceAnnotations) string {
 func (e *engine) endpointServers(en *serviceEntry, svc *corev1.Service, p corev1.ServicePort, scheme string, scratch *[]endpoints.Backend) []dynamic.Server {
 	if scheme == preparedScheme {
 		// The client's index chose them when the slices arrived.
-		if sp := en.objs.selected.port(p.Name, e.indexSel, e.selectOpts.Node, e.selectOpts.Zone); sp != nil {
+		if sp := en.objs.selected.port(p.Name, e.indexSel, e.node, e.zone); sp != nil {
 			en.sliceProblems(sp.problems)
 			return sp.servers
 		}
 	}
-	opts := e.sel.forService(svc, e.selectOpts.Node, e.selectOpts.Zone)
+	opts := e.sel.forService(svc, e.node, e.zone)
 	// One buffer of backends (per goroutine of a parallel render) serves
 	// every Service: they become URLs at once.
 	var backends []endpoints.Backend
