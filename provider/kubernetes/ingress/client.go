@@ -43,9 +43,10 @@ type ClientOptions struct {
 	// Provider, when set, is the options of the renders that will read
 	// this client's snapshots. The client then chooses the servers of each
 	// Service port whenever the Service or one of its EndpointSlices
-	// changes, and a render with the same endpoint options (the
-	// terminatingEndpoints, allowFQDNEndpoints, allowLoopbackEndpoints,
-	// endpointSliceManagers and ipFamily options) takes them instead of
+	// changes (and, for a plain port, builds its load balancer), and a
+	// render with the same endpoint options (the terminatingEndpoints,
+	// allowFQDNEndpoints, allowLoopbackEndpoints, endpointSliceManagers,
+	// ipFamily and nativeLBByDefault options) takes them instead of
 	// merging the slices itself; a render with others chooses as before.
 	// Provide sets it; it must not change while the client runs.
 	Provider *Provider

@@ -515,7 +515,17 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 		old.users = 0
 		return old
 	}
-	e.buildService(en, namespace, sb, scratch)
+	var built *selectedPort
+	if en.objs != nil {
+		built = en.objs.selected.service(sb.Port, e.indexSel, e.node, e.zone)
+	}
+	if built != nil {
+		// The client's index built it when the objects arrived.
+		en.service = built.service
+		en.sliceProblems(built.problems)
+	} else {
+		e.buildService(en, namespace, sb, scratch)
+	}
 	// An unchanged load balancer keeps its pointer, so that the assembly
 	// sees at a glance that nothing changed.
 	if old != nil && old.service != nil && en.service != nil && reflect.DeepEqual(old.service, en.service) {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
@@ -14,10 +15,12 @@ import (
 // selection is how the endpoints of a Service port are chosen: the
 // options of endpoints.Select that the provider's options give (every one
 // but where this proxy runs, which a render finds out, and those the
-// Service itself gives), and the ipFamily option.
+// Service itself gives), the ipFamily option, and nativeLBByDefault, which
+// decides whether endpoints are used at all.
 type selection struct {
 	opts     endpoints.Options // without AddressTypes, PublishNotReady, Node and Zone
 	ipFamily string            // in lower case
+	nativeLB bool
 }
 
 func newSelection(p *Provider) selection {
@@ -33,6 +36,7 @@ func newSelection(p *Provider) selection {
 			Managers:      slices.Clone(p.EndpointSliceManagers),
 		},
 		ipFamily: strings.ToLower(p.IPFamily),
+		nativeLB: p.NativeLBByDefault,
 	}
 }
 
@@ -40,7 +44,7 @@ func newSelection(p *Provider) selection {
 func (s selection) same(o selection) bool {
 	return s.opts.Terminating == o.opts.Terminating && s.opts.AllowFQDN == o.opts.AllowFQDN &&
 		s.opts.AllowLoopback == o.opts.AllowLoopback && slices.Equal(s.opts.Managers, o.opts.Managers) &&
-		s.ipFamily == o.ipFamily
+		s.ipFamily == o.ipFamily && s.nativeLB == o.nativeLB
 }
 
 // forService is the options for the slices of svc, with node and zone
@@ -85,12 +89,19 @@ var (
 
 // selectedPort is the servers of one port of a Service, chosen from its
 // prepared slices by the client's index when they arrived (selectPorts),
-// with the URLs for preparedScheme. The servers are shared by every
-// configuration that uses them and never modified.
+// with the URLs for preparedScheme. For the common port (TCP, http, a
+// Service without the provider's annotations) the index also builds the
+// load balancer a render would. Servers and load balancer are shared by
+// every configuration that uses them and never modified.
 type selectedPort struct {
 	name     string // the Service port's name, which the slices' ports carry
+	number   int32
 	servers  []dynamic.Server
 	problems []*endpoints.Problem
+	service  *dynamic.Service // nil: a render builds it
+	// The port is the first of the Service with its name, with its number:
+	// the one an Ingress backend naming it that way gets.
+	firstByName, firstByNumber bool
 }
 
 // selected is what the index chose for the ports of a Service.
@@ -109,7 +120,7 @@ type selected struct {
 // (other options, hints that may apply, a port the index could not choose
 // for).
 func (s *selected) port(name string, sel *selection, node, zone string) *selectedPort {
-	if s == nil || sel == nil || s.sel != sel || s.hinted && (node != "" || zone != "") {
+	if !s.holds(sel, node, zone) {
 		return nil
 	}
 	for i := range s.ports {
@@ -120,11 +131,37 @@ func (s *selected) port(name string, sel *selection, node, zone string) *selecte
 	return nil
 }
 
+// holds says whether the choice is the one of a render with selection sel
+// that knows this proxy's node and zone.
+func (s *selected) holds(sel *selection, node, zone string) bool {
+	return s != nil && sel != nil && s.sel == sel && (!s.hinted || node == "" && zone == "")
+}
+
+// service returns the port, with the load balancer the index built, that
+// an Ingress backend naming ref gets, for a render as in port; nil when the
+// render builds the load balancer itself.
+func (s *selected) service(ref netv1.ServiceBackendPort, sel *selection, node, zone string) *selectedPort {
+	if !s.holds(sel, node, zone) {
+		return nil
+	}
+	for i := range s.ports {
+		sp := &s.ports[i]
+		if sp.service != nil && (ref.Name != "" && sp.firstByName && sp.name == ref.Name ||
+			ref.Name == "" && sp.firstByNumber && sp.number == ref.Number) {
+			return sp
+		}
+	}
+	return nil
+}
+
 // selectPorts chooses the servers of each port of o's Service from its
 // prepared slices, as a render would for a proxy whose node and zone are
 // not known. A port with a backend whose URL Prepare did not write (a
 // slice it left to Select, more ports than it writes) is left out: the
-// render chooses for it. scratch is a buffer for the backends.
+// render chooses for it. Where a render would build the load balancer of
+// a port from nothing but its servers (buildService: no annotations of the
+// provider on the Service, a TCP port of scheme http, endpoints used), it
+// is built here too. scratch is a buffer for the backends.
 func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend) *selected {
 	if o.svc == nil || len(o.prepared) == 0 || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
@@ -138,7 +175,8 @@ func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend
 		}
 	}
 	opts := sel.forService(o.svc, "", "")
-	for _, p := range o.svc.Spec.Ports {
+	plain := !sel.nativeLB && !hasAnnotations(o.svc.Annotations)
+	for i, p := range o.svc.Spec.Ports {
 		backends, problems := endpoints.AppendSelectPrepared((*scratch)[:0], o.prepared, p.Name, opts)
 		*scratch = backends[:0]
 		var servers []dynamic.Server
@@ -148,7 +186,16 @@ func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend
 				continue
 			}
 		}
-		s.ports = append(s.ports, selectedPort{name: p.Name, servers: servers, problems: problems})
+		sp := selectedPort{name: p.Name, number: p.Port, servers: servers, problems: problems}
+		if plain && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) && serverScheme(p, noServiceAnnotations) == preparedScheme {
+			earlier := o.svc.Spec.Ports[:i]
+			sp.firstByName = p.Name != "" && !slices.ContainsFunc(earlier, func(q corev1.ServicePort) bool { return q.Name == p.Name })
+			sp.firstByNumber = !slices.ContainsFunc(earlier, func(q corev1.ServicePort) bool { return q.Port == p.Port })
+			lb := dynamic.NewServersLoadBalancer()
+			lb.Servers = servers
+			sp.service = &dynamic.Service{LoadBalancer: lb}
+		}
+		s.ports = append(s.ports, sp)
 	}
 	return s
 }

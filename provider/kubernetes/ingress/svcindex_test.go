@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -206,11 +207,14 @@ func TestRenderTakesPreparedURLs(t *testing.T) {
 // TestIndexChoosesServers: told the options of the renders, the client's
 // index chooses the servers of each Service port as the objects arrive, and
 // a render takes them (the very slices, not copies) where its endpoint
-// options are the index's and hints cannot apply; either way the result is
-// that of a render that merges the slices itself, problems included.
+// options are the index's and hints cannot apply; for a plain port (no
+// annotations, TCP, http) it takes the index's load balancer too. Either
+// way the result is that of a render that merges the slices and builds the
+// load balancers itself, problems included.
 func TestIndexChoosesServers(t *testing.T) {
 	objs := clustergen.Cluster(60, 20)
 	var hinted, broken string
+	annotated, byNumber, udpFirst := clustergen.Name(4), clustergen.Name(5), clustergen.Name(6)
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *corev1.Service:
@@ -219,6 +223,16 @@ func TestIndexChoosesServers(t *testing.T) {
 				o.Spec.Ports[0].Port = 443 // https: URLs a render writes
 			case clustergen.Name(1):
 				o.Spec.PublishNotReadyAddresses = true
+			case annotated:
+				o.Annotations = map[string]string{AnnotationPrefix + "service.passhostheader": "false"}
+			case udpFirst:
+				// The port an Ingress names by number is the first with
+				// that number: this one, which is refused.
+				o.Spec.Ports = append([]corev1.ServicePort{{Name: "dns", Port: o.Spec.Ports[0].Port, Protocol: corev1.ProtocolUDP}}, o.Spec.Ports...)
+			}
+		case *netv1.Ingress:
+			if name := o.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name; name == byNumber || name == udpFirst {
+				o.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Port = netv1.ServiceBackendPort{Number: 80}
 			}
 		case *discoveryv1.EndpointSlice:
 			switch o.Labels[discoveryv1.LabelServiceName] {
@@ -244,6 +258,7 @@ func TestIndexChoosesServers(t *testing.T) {
 		{name: "same options", notShared: []string{clustergen.Name(0), broken}},
 		{name: "topology", render: func(p *Provider) { p.Topology = &Topology{Node: "node-1", Zone: "zone-a"} },
 			notShared: []string{clustergen.Name(0), broken, hinted}},
+		{name: "nativeLB", render: func(p *Provider) { p.NativeLBByDefault = true }, none: true},
 		{name: "other terminating policy", client: func(p *Provider) { p.TerminatingEndpoints = "exclude" }, none: true},
 		{name: "other managers", render: func(p *Provider) { p.EndpointSliceManagers = []string{"endpointslice-controller.k8s.io"} }, none: true},
 		{name: "other ipFamily", client: func(p *Provider) { p.IPFamily = IPFamilyAll }, none: true},
@@ -262,13 +277,24 @@ func TestIndexChoosesServers(t *testing.T) {
 			require.True(t, equalResults(t, want, got))
 			require.NotEmpty(t, got.Errors, "the broken slice is reported")
 
-			shared := 0
+			shared, sharedLB := 0, 0
 			for i := range 60 {
 				name := clustergen.Name(i)
 				o := client.index.get(clustergen.Namespace, name)
 				require.NotNil(t, o.selected, name)
-				port := o.svc.Spec.Ports[0]
-				lb := got.Configuration.HTTP.Services[serviceKey(o.svc.Namespace, name, port.Name)].LoadBalancer
+				port := o.svc.Spec.Ports[len(o.svc.Spec.Ports)-1]
+				key := serviceKey(o.svc.Namespace, name, port.Name)
+				if name == byNumber {
+					key = serviceKey(o.svc.Namespace, name, "80")
+				}
+				service := got.Configuration.HTTP.Services[key]
+				if name == udpFirst {
+					require.Nil(t, service, "the Ingress names the UDP port")
+					require.True(t, slices.ContainsFunc(got.Errors, func(e *ObjectError) bool { return strings.Contains(e.Error(), "is UDP, not TCP") }))
+					continue
+				}
+				require.NotNil(t, service, name)
+				lb := service.LoadBalancer
 				require.NotEmpty(t, lb.Servers, name)
 				var sp *selectedPort
 				for j := range o.selected.ports {
@@ -287,9 +313,25 @@ func TestIndexChoosesServers(t *testing.T) {
 				} else {
 					require.True(t, tc.none || slices.Contains(tc.notShared, name), "%s chose its servers again", name)
 				}
+				switch {
+				case name == annotated:
+					require.Nil(t, sp.service, "the index builds no load balancer for an annotated Service")
+				case port.Port == 443:
+					require.Nil(t, sp.service, "nor for a port of scheme https")
+				default:
+					require.NotNil(t, sp.service, name)
+				}
+				if service == sp.service {
+					sharedLB++
+					require.True(t, &lb.Servers[0] == &sp.servers[0])
+				}
 			}
 			if !tc.none {
-				require.Equal(t, 60-len(tc.notShared), shared)
+				// Less the Service whose Ingress names its UDP port.
+				require.Equal(t, 60-len(tc.notShared)-1, shared)
+				require.Equal(t, shared-1, sharedLB, "every Service that takes the index's servers but the annotated one takes its load balancer")
+			} else {
+				require.Zero(t, sharedLB)
 			}
 		})
 	}
