@@ -502,7 +502,7 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 // endpoint selection).
 func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend, port string, scratch *[]endpoints.Backend) *serviceEntry {
 	// id starts with namespace/service.
-	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)], name: serviceKey(namespace, sb.Name, port)}
+	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)]}
 	if sr, ok := e.snap.(serviceReader); ok {
 		if o := sr.serviceObjects(namespace, sb.Name); o != nil && o.svc != nil {
 			en.objs = o
@@ -521,9 +521,10 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	}
 	if built != nil {
 		// The client's index built it when the objects arrived.
-		en.service = built.service
+		en.name, en.service = built.key(sb.Port), built.service
 		en.sliceProblems(built.problems)
 	} else {
+		en.name = serviceKey(namespace, sb.Name, port)
 		e.buildService(en, namespace, sb, scratch)
 	}
 	// An unchanged load balancer keeps its pointer, so that the assembly

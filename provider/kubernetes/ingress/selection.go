@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -102,6 +103,18 @@ type selectedPort struct {
 	// The port is the first of the Service with its name, with its number:
 	// the one an Ingress backend naming it that way gets.
 	firstByName, firstByNumber bool
+	// The service's name in the configuration when a backend names the
+	// port, when it gives its number (serviceKey); with service.
+	keyByName, keyByNumber string
+}
+
+// key is the service's name in the configuration for a backend naming
+// the port by ref, which service found.
+func (sp *selectedPort) key(ref netv1.ServiceBackendPort) string {
+	if ref.Name != "" {
+		return sp.keyByName
+	}
+	return sp.keyByNumber
 }
 
 // selected is what the index chose for the ports of a Service.
@@ -194,6 +207,10 @@ func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend
 			lb := dynamic.NewServersLoadBalancer()
 			lb.Servers = servers
 			sp.service = &dynamic.Service{LoadBalancer: lb}
+			// Both names in one text.
+			byName := serviceKey(o.svc.Namespace, o.svc.Name, p.Name)
+			keys := byName + serviceKey(o.svc.Namespace, o.svc.Name, strconv.Itoa(int(p.Port)))
+			sp.keyByName, sp.keyByNumber = keys[:len(byName)], keys[len(byName):]
 		}
 		s.ports = append(s.ports, sp)
 	}
