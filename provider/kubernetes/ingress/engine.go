@@ -240,9 +240,9 @@ type engine struct {
 	certRefs  map[string]*certRef
 	dbParts   map[*ingressPart]struct{}
 	dbErrs    []*ObjectError
-	asmErrs   []*ObjectError            // names taken across groups, found by a full assembly
-	errGroups map[*routerGroup]struct{} // groups with a path that repeats another's rule
-	irregular bool                      // the last full assembly met names whose outcome depends on order: assemble in full until it does not
+	asmErrs   []*ObjectError                  // names taken across groups, found by a full assembly
+	errGroups map[*routerGroup][]*ObjectError // groups with paths that repeat an older one's rule, and those paths
+	irregular bool                            // the last full assembly met names whose outcome depends on order: assemble in full until it does not
 	// Routers of different keys with one rule: Traefik would pick one of
 	// them at random when their priorities and entry points are the same.
 	// rulePlaced counts the routers in the configuration by rule; tied are
@@ -453,13 +453,16 @@ func (en *serviceEntry) slices() []*discoveryv1.EndpointSlice {
 type routerGroup struct {
 	key     string
 	members []*pendingRouter
-	names   []string         // the router names given to the members
-	placed  []*pendingRouter // the member each name was given to
-	errs    []*ObjectError   // members whose name an older member of the group has
+	placed  []placement // the router names given to the members
 	// Most keys have one router: room for it without more allocations.
 	memberBuf [1]*pendingRouter
-	buf       [1]string
-	placedBuf [1]*pendingRouter
+	placedBuf [1]placement
+}
+
+// placement is a router name given to a member of a group.
+type placement struct {
+	name string
+	pr   *pendingRouter
 }
 
 // svcRef counts the routers that send to a service name.
@@ -1203,8 +1206,8 @@ func (e *engine) collectErrors() []*ObjectError {
 	errs = append(errs, e.dbErrs...)
 	errs = append(errs, e.asmErrs...)
 	errs = append(errs, e.tieErrs...)
-	for g := range e.errGroups {
-		errs = append(errs, g.errs...)
+	for _, gerrs := range e.errGroups {
+		errs = append(errs, gerrs...)
 	}
 	for p := range e.errParts {
 		errs = append(errs, p.errs()...)
@@ -1375,7 +1378,7 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool
 	e.irregular, e.crossed, e.asmErrs = false, false, nil
 	e.rulePlaced = make(map[string]int32, routers)
 	e.tied, e.tieErrs = nil, nil
-	e.errGroups = map[*routerGroup]struct{}{}
+	e.errGroups = map[*routerGroup][]*ObjectError{}
 	e.errsDirty = true
 	for _, p := range parts {
 		for _, pr := range p.routers {
@@ -1422,7 +1425,7 @@ func (e *engine) group(key string) *routerGroup {
 			g = &routerGroup{}
 		}
 		g.key = key
-		g.members, g.names, g.placed = g.memberBuf[:0], g.buf[:0], g.placedBuf[:0]
+		g.members, g.placed = g.memberBuf[:0], g.placedBuf[:0]
 		e.groups[key] = g
 	}
 	return g
@@ -1503,9 +1506,8 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
 			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)}
 		switch {
-		case slices.Contains(g.names, name): // by an older path of this group
-			g.errs = append(g.errs, taken)
-			e.errGroups[g] = struct{}{}
+		case g.named(name): // by an older path of this group
+			e.errGroups[g] = append(e.errGroups[g], taken)
 			e.errsDirty = true
 		case out.incremental:
 			return false
@@ -1558,23 +1560,26 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 	e.svcRefs[svcName] = ref
 	out.setRouter(name, rt)
 	out.setService(svcName, pr.service)
-	g.names = append(g.names, name)
-	g.placed = append(g.placed, pr)
+	g.placed = append(g.placed, placement{name: name, pr: pr})
 	e.rulePlaced[rt.Rule]++
 	return true
 }
 
 // removeNames takes the routers of a group out of the configuration.
 func (e *engine) removeNames(out *output, g *routerGroup) {
-	for _, name := range g.names {
-		e.unplace(out, name)
+	for _, pl := range g.placed {
+		e.unplace(out, pl.name)
 	}
-	g.names, g.placed = g.buf[:0], g.placedBuf[:0]
-	if len(g.errs) > 0 {
-		g.errs = nil
+	g.placed = g.placedBuf[:0]
+	if _, ok := e.errGroups[g]; ok {
 		delete(e.errGroups, g)
 		e.errsDirty = true
 	}
+}
+
+// named says whether a member of g was given name.
+func (g *routerGroup) named(name string) bool {
+	return slices.ContainsFunc(g.placed, func(pl placement) bool { return pl.name == name })
 }
 
 // unplace takes the router name out of the configuration, and its service
@@ -1618,10 +1623,10 @@ type rulePlacement struct {
 func (e *engine) settleTies(out *output) {
 	byRule := make(map[string][]rulePlacement, len(e.tied))
 	for _, g := range e.groups {
-		for i, name := range g.names {
-			if rt := out.router(name); rt != nil {
+		for _, pl := range g.placed {
+			if rt := out.router(pl.name); rt != nil {
 				if _, ok := e.tied[rt.Rule]; ok {
-					byRule[rt.Rule] = append(byRule[rt.Rule], rulePlacement{g: g, name: name, pr: g.placed[i]})
+					byRule[rt.Rule] = append(byRule[rt.Rule], rulePlacement{g: g, name: pl.name, pr: pl.pr})
 				}
 			}
 		}
@@ -1638,9 +1643,7 @@ func (e *engine) settleTies(out *output) {
 			}
 			winner := kept[i]
 			e.unplace(out, c.name)
-			j := slices.Index(c.g.names, c.name)
-			c.g.names = slices.Delete(c.g.names, j, j+1)
-			c.g.placed = slices.Delete(c.g.placed, j, j+1)
+			c.g.placed = slices.DeleteFunc(c.g.placed, func(pl placement) bool { return pl.name == c.name })
 			ing := c.pr.part.ing
 			e.tieErrs = append(e.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.path.String(), Severity: SeverityError,
 				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
