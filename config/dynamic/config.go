@@ -131,13 +131,30 @@ type ServersLoadBalancer struct {
 
 // NewServersLoadBalancer returns a load balancer with Traefik's defaults:
 // strategy wrr, passHostHeader true, flushInterval 100ms.
-func NewServersLoadBalancer() *ServersLoadBalancer {
-	// One allocation for the balancer and what it points to.
+func NewServersLoadBalancer() *ServersLoadBalancer { return new(balancer).init() }
+
+// NewServersService returns a service of a load balancer as
+// NewServersLoadBalancer makes it, in one allocation.
+func NewServersService() *Service {
 	a := &struct {
-		lb             ServersLoadBalancer
-		passHostHeader bool
-		forwarding     ResponseForwarding
-	}{passHostHeader: true, forwarding: ResponseForwarding{FlushInterval: DefaultFlushInterval}}
+		svc Service
+		b   balancer
+	}{}
+	a.svc.LoadBalancer = a.b.init()
+	return &a.svc
+}
+
+// balancer is a load balancer with the values it points to, allocated at
+// once.
+type balancer struct {
+	lb             ServersLoadBalancer
+	passHostHeader bool
+	forwarding     ResponseForwarding
+}
+
+func (a *balancer) init() *ServersLoadBalancer {
+	a.passHostHeader = true
+	a.forwarding = ResponseForwarding{FlushInterval: DefaultFlushInterval}
 	a.lb = ServersLoadBalancer{
 		Strategy:           BalancerStrategyWRR,
 		PassHostHeader:     &a.passHostHeader,

@@ -167,6 +167,20 @@ func (s *selected) service(ref netv1.ServiceBackendPort, sel *selection, node, z
 	return nil
 }
 
+// keys returns the service names s gave to a port named and numbered as p
+// ("" when none).
+func (s *selected) keys(p corev1.ServicePort) (byName, byNumber string) {
+	if s == nil {
+		return "", ""
+	}
+	for i := range s.ports {
+		if sp := &s.ports[i]; sp.name == p.Name && sp.number == p.Port {
+			return sp.keyByName, sp.keyByNumber
+		}
+	}
+	return "", ""
+}
+
 // selectPorts chooses the servers of each port of o's Service from its
 // prepared slices, as a render would for a proxy whose node and zone are
 // not known. A port with a backend whose URL Prepare did not write (a
@@ -174,8 +188,11 @@ func (s *selected) service(ref netv1.ServiceBackendPort, sel *selection, node, z
 // render chooses for it. Where a render would build the load balancer of
 // a port from nothing but its servers (buildService: no annotations of the
 // provider on the Service, a TCP port of scheme http, endpoints used), it
-// is built here too. scratch is a buffer for the backends.
-func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend) *selected {
+// is built here too, with the service's names: those of the previous
+// choice for the Service (prev, nil when none) where it had a port of the
+// same name and number, since nothing else of the port goes into them.
+// scratch is a buffer for the backends.
+func selectPorts(o *serviceObjects, prev *selected, sel *selection, scratch *[]endpoints.Backend) *selected {
 	if o.svc == nil || len(o.prepared) == 0 || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
@@ -204,13 +221,13 @@ func selectPorts(o *serviceObjects, sel *selection, scratch *[]endpoints.Backend
 			earlier := o.svc.Spec.Ports[:i]
 			sp.firstByName = p.Name != "" && !slices.ContainsFunc(earlier, func(q corev1.ServicePort) bool { return q.Name == p.Name })
 			sp.firstByNumber = !slices.ContainsFunc(earlier, func(q corev1.ServicePort) bool { return q.Port == p.Port })
-			lb := dynamic.NewServersLoadBalancer()
-			lb.Servers = servers
-			sp.service = &dynamic.Service{LoadBalancer: lb}
-			// Both names in one text.
-			byName := serviceKey(o.svc.Namespace, o.svc.Name, p.Name)
-			keys := byName + serviceKey(o.svc.Namespace, o.svc.Name, strconv.Itoa(int(p.Port)))
-			sp.keyByName, sp.keyByNumber = keys[:len(byName)], keys[len(byName):]
+			sp.service = dynamic.NewServersService()
+			sp.service.LoadBalancer.Servers = servers
+			sp.keyByName, sp.keyByNumber = prev.keys(p)
+			if sp.keyByName == "" {
+				sp.keyByName = serviceKey(o.svc.Namespace, o.svc.Name, p.Name)
+				sp.keyByNumber = serviceKey(o.svc.Namespace, o.svc.Name, strconv.Itoa(int(p.Port)))
+			}
 		}
 		s.ports = append(s.ports, sp)
 	}

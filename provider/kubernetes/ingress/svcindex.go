@@ -130,9 +130,10 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 		delete(x.m, key)
 		return
 	}
+	prev := o.selected
 	o.selected = nil
 	if x.sel != nil {
-		o.selected = selectPorts(o, x.sel, &x.backends)
+		o.selected = selectPorts(o, prev, x.sel, &x.backends)
 	}
 	x.m[key] = o
 }

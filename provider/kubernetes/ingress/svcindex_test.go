@@ -143,7 +143,7 @@ func checkIndex(t *testing.T, c *Client) {
 		require.NotPanics(t, func() { sliceNames(got) }, "the prepared slices of %v", key)
 		if c.index.sel != nil {
 			var scratch []endpoints.Backend
-			require.Equal(t, selectPorts(got, c.index.sel, &scratch), got.selected, "the servers chosen for %v", key)
+			require.Equal(t, selectPorts(got, nil, c.index.sel, &scratch), got.selected, "the servers chosen for %v", key)
 		} else {
 			require.Nil(t, got.selected, "servers chosen for %v without a selection", key)
 		}
@@ -338,9 +338,10 @@ func TestIndexChoosesServers(t *testing.T) {
 }
 
 // BenchmarkIndexChoosesServers is what the event handler spends, at each
-// event of a Service or one of its slices, choosing the servers of its
-// ports: generated Services (one port, 20 endpoints over two slices, or
-// three when one address is repeated) with the default options.
+// event of one of a Service's slices, choosing the servers of its ports
+// (and building their load balancers): generated Services (one port, 20
+// endpoints over two slices, or three when one address is repeated) with
+// the default options.
 func BenchmarkIndexChoosesServers(b *testing.B) {
 	for i := range 2 {
 		b.Run(fmt.Sprintf("service=%d", i), func(b *testing.B) { benchIndexChooses(b, clustergen.Name(i)) })
@@ -364,13 +365,13 @@ func benchIndexChooses(b *testing.B, name string) {
 	}
 	sel := newSelection(benchOptions())
 	var scratch []endpoints.Backend
-	s := selectPorts(o, &sel, &scratch)
+	s := selectPorts(o, nil, &sel, &scratch)
 	if o.svc == nil || s == nil || len(s.ports) != 1 || len(s.ports[0].servers) == 0 {
 		b.Fatalf("nothing chosen: %d slices", len(o.slices))
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		selectPorts(o, &sel, &scratch)
+		selectPorts(o, s, &sel, &scratch)
 	}
 	b.ReportMetric(float64(len(o.slices)), "slices")
 }

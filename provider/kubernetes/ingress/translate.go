@@ -430,7 +430,8 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		return
 	}
 
-	lb := dynamic.NewServersLoadBalancer()
+	service := dynamic.NewServersService()
+	lb := service.LoadBalancer
 	if sa.Sticky != nil {
 		sticky := *sa.Sticky
 		if sticky.Cookie != nil {
@@ -470,7 +471,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		en.err = err
 		return
 	}
-	en.service = &dynamic.Service{LoadBalancer: lb}
+	en.service = service
 }
 
 // ingressCerts loads the certificates of the Ingress's spec.tls entries.
