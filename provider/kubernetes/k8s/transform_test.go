@@ -245,6 +245,51 @@ func TestTransformPacksAddresses(t *testing.T) {
 	assert.Nil(t, empty.Labels)
 }
 
+func TestTransformPacksRules(t *testing.T) {
+	prefix, exact := netv1.PathTypePrefix, netv1.PathTypeExact
+	path := func(p string, pt *netv1.PathType, svc string) netv1.HTTPIngressPath {
+		return netv1.HTTPIngressPath{Path: p, PathType: pt, Backend: netv1.IngressBackend{
+			Service: &netv1.IngressServiceBackend{Name: svc, Port: netv1.ServiceBackendPort{Name: "http"}}}}
+	}
+	ingress := func(rules ...netv1.IngressRule) *netv1.Ingress {
+		return &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: netv1.IngressSpec{
+			TLS:            []netv1.IngressTLS{{Hosts: []string{"shop.example.com"}, SecretName: "web-tls"}},
+			DefaultBackend: &netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "fallback", Port: netv1.ServiceBackendPort{Number: 80}}},
+			Rules:          rules,
+		}}
+	}
+	rule := func(host string, paths ...netv1.HTTPIngressPath) netv1.IngressRule {
+		return netv1.IngressRule{Host: host, IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: paths}}}
+	}
+
+	// One rule of one path: the same values, in one allocation.
+	in := ingress(rule("shop.example.com", path("/cart", &prefix, "cart")))
+	out := transformed(t, in).(*netv1.Ingress)
+	require.Equal(t, in.Spec, out.Spec)
+	r := &out.Spec.Rules[0]
+	p := &r.HTTP.Paths[0]
+	base := uintptr(unsafe.Pointer(r))
+	for what, at := range map[string]unsafe.Pointer{"the rule's paths": unsafe.Pointer(r.HTTP), "the path": unsafe.Pointer(p),
+		"its Service": unsafe.Pointer(p.Backend.Service), "its path type": unsafe.Pointer(p.PathType)} {
+		assert.Less(t, uintptr(at)-base, uintptr(256), "%s: not beside the rule", what)
+	}
+	assert.Equal(t, 1, cap(out.Spec.Rules))
+	assert.Equal(t, 1, cap(r.HTTP.Paths), "an append must not write over the block")
+
+	// Other shapes are left as they are.
+	for name, in := range map[string]*netv1.Ingress{
+		"two paths":       ingress(rule("shop.example.com", path("/cart", &prefix, "cart"), path("/pay", &exact, "pay"))),
+		"two rules":       ingress(rule("a.example.com", path("/", &prefix, "a")), rule("b.example.com", path("/", &prefix, "b"))),
+		"no path type":    ingress(rule("shop.example.com", path("/cart", nil, "cart"))),
+		"no http":         ingress(netv1.IngressRule{Host: "shop.example.com"}),
+		"no rules":        ingress(),
+		"a resource path": ingress(rule("shop.example.com", netv1.HTTPIngressPath{Path: "/", PathType: &prefix, Backend: netv1.IngressBackend{Resource: &corev1.TypedLocalObjectReference{Kind: "Bucket", Name: "b"}}})),
+	} {
+		out := transformed(t, in).(*netv1.Ingress)
+		assert.Equal(t, in.Spec, out.Spec, name)
+	}
+}
+
 func TestTransformSecret(t *testing.T) {
 	crt, key := []byte("certificate"), []byte("private key")
 	for _, tc := range []struct {
