@@ -911,8 +911,12 @@ func (e *engine) full() (*Result, bool) {
 	// Translated in the order of their keys, which is the order informers
 	// list (and so allocate) objects in: an Ingress's Service and slices,
 	// mostly named alike, are then read from memory nearby, not from all
-	// over the cache. (The parts are sorted by age afterwards.)
-	sortByKey(served, e.workers(n) > 1)
+	// over the cache. (The parts are sorted by age afterwards.) The
+	// informer client's snapshot lists them in that order already: its
+	// Ingress handler keeps them in a tree (ingressOrder).
+	if kr, ok := e.snap.(keyOrderReader); !ok || !kr.ingressesInKeyOrder() {
+		sortByKey(served, e.workers(n) > 1)
+	}
 	parts := e.translateAll(served)
 	e.stats.Translated += len(parts)
 	// After a parallel translation three things run at once instead of

@@ -40,6 +40,13 @@ type serviceReader interface {
 	indexSelection() *selection
 }
 
+// keyOrderReader is the optional method of a Snapshot whose Ingresses
+// lists them in key order (namespace, then name): a full render then does
+// not sort them.
+type keyOrderReader interface {
+	ingressesInKeyOrder() bool
+}
+
 // concurrentReader is the optional method of a Snapshot that may be read
 // from several goroutines at once.
 type concurrentReader interface {

@@ -131,6 +131,7 @@ func checkIndex(t *testing.T, c *Client) {
 			}
 		}
 	}
+	checkIngressOrder(t, c)
 	c.index.mu.RLock()
 	defer c.index.mu.RUnlock()
 	require.Len(t, c.index.m, len(want), "Services in the index")
