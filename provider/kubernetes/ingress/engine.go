@@ -428,10 +428,13 @@ type serviceEntry struct {
 	objs *serviceObjects
 
 	service *dynamic.Service
-	err     error          // why the Service port has no load balancer
-	errs    []*ObjectError // problems of the Service and its slices, reported while it is used
-	nodes   bool           // built from the Nodes (node ports)
-	users   int
+	// noServers says that service has no server: what lacksServers reads
+	// for every path, without going to the load balancer.
+	noServers bool
+	err       error          // why the Service port has no load balancer
+	errs      []*ObjectError // problems of the Service and its slices, reported while it is used
+	nodes     bool           // built from the Nodes (node ports)
+	users     int
 }
 
 // svc is the Service the entry was built from, nil when there was none.
@@ -524,11 +527,12 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	}
 	if built != nil {
 		// The client's index built it when the objects arrived.
-		en.name, en.service = built.key(sb.Port), built.service
+		en.name, en.service, en.noServers = built.key(sb.Port), built.service, len(built.servers) == 0
 		en.sliceProblems(built.problems)
 	} else {
 		en.name = serviceKey(namespace, sb.Name, port)
 		e.buildService(en, namespace, sb, scratch)
+		en.noServers = en.service != nil && len(en.service.LoadBalancer.Servers) == 0
 	}
 	// An unchanged load balancer keeps its pointer, so that the assembly
 	// sees at a glance that nothing changed.

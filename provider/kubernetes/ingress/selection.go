@@ -125,6 +125,9 @@ type selected struct {
 	// choice then holds only for a proxy whose node and zone are unknown.
 	// Without hints where the proxy runs changes nothing.
 	hinted bool
+	// Most Services have one port: room for it in the same allocation,
+	// which a render reads right after the rest.
+	buf [1]selectedPort
 }
 
 // port returns the servers chosen for the port named name, for a render
@@ -196,7 +199,11 @@ func selectPorts(o *serviceObjects, prev *selected, sel *selection, scratch *[]e
 	if o.svc == nil || len(o.prepared) == 0 || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
-	s := &selected{sel: sel, ports: make([]selectedPort, 0, len(o.svc.Spec.Ports))}
+	s := &selected{sel: sel}
+	s.ports = s.buf[:0]
+	if len(o.svc.Spec.Ports) > len(s.buf) {
+		s.ports = make([]selectedPort, 0, len(o.svc.Spec.Ports))
+	}
 	for _, sl := range o.slices {
 		for i := range sl.Endpoints {
 			if h := sl.Endpoints[i].Hints; h != nil && (len(h.ForNodes) > 0 || len(h.ForZones) > 0) {

@@ -394,7 +394,7 @@ func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (s
 // no error) are skipped for having no servers. With en.err, it is all a
 // part reads of an entry, which refresh relies on.
 func (e *engine) lacksServers(en *serviceEntry) bool {
-	return len(en.service.LoadBalancer.Servers) == 0 && !e.opts.AllowEmptyServices
+	return en.noServers && !e.opts.AllowEmptyServices
 }
 
 // buildService builds the load balancer of one Service port into en:
