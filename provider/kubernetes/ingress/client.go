@@ -371,15 +371,22 @@ func (s listerSnapshot) space(ns string) *namespaceInformers {
 }
 
 func (s listerSnapshot) Ingresses() []*netv1.Ingress {
+	list := s.orderedIngresses()
+	out := make([]*netv1.Ingress, len(list))
+	for i, oi := range list {
+		out[i] = oi.ing
+	}
+	return out
+}
+
+// orderedIngresses returns the Ingresses in key order (namespace, then
+// name), each with the names its translation can take.
+func (s listerSnapshot) orderedIngresses() []*orderedIngress {
 	everything := s.c.selector.Empty()
 	// The server already filtered by the selector; check again so a
 	// client that ignores selectors cannot widen the set.
 	return s.c.order.list(func(ing *netv1.Ingress) bool { return everything || s.c.selector.Matches(labels.Set(ing.Labels)) })
 }
-
-// ingressesInKeyOrder says that Ingresses lists them in key order
-// (namespace, then name).
-func (listerSnapshot) ingressesInKeyOrder() bool { return true }
 
 // Ingress returns one watched Ingress (nil when there is none, or when it
 // does not match the label selector): what an incremental render reads.

@@ -561,12 +561,18 @@ const parallelMin = 256
 // Ingresses in turn; the result is the same as one goroutine's, since an
 // Ingress's part depends only on the objects it names. A panic while
 // translating an Ingress costs that Ingress only (translateIngress).
-func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
+func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) []*ingressPart {
 	parts := make([]*ingressPart, len(ings))
+	pre := func(i int) *orderedIngress {
+		if pres == nil {
+			return nil
+		}
+		return pres[i]
+	}
 	workers := e.workers(len(ings))
 	if workers < 2 {
 		for i, ing := range ings {
-			parts[i] = e.translateIngress(ing)
+			parts[i] = e.translateIngress(ing, pre(i))
 		}
 		return parts
 	}
@@ -588,7 +594,7 @@ func (e *engine) translateAll(ings []*netv1.Ingress) []*ingressPart {
 					return
 				}
 				for i := start; i < min(start+block, len(ings)); i++ {
-					parts[i] = e.translateIngress(ings[i]) // which recovers a panic
+					parts[i] = e.translateIngress(ings[i], pre(i)) // which recovers a panic
 				}
 			}
 		})
@@ -894,12 +900,32 @@ func (e *engine) full() (*Result, bool) {
 	e.stale = e.entries
 	e.reuse = e.res != nil && node == e.node && zone == e.zone
 	e.classes = e.readClasses()
-	all := e.snap.Ingresses()
-	served := make([]*netv1.Ingress, 0, len(all))
-	for _, ing := range all {
-		if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
-			served = append(served, ing)
+	// Translated in the order of their keys, which is the order informers
+	// list (and so allocate) objects in: an Ingress's Service and slices,
+	// mostly named alike, are then read from memory nearby, not from all
+	// over the cache. (The parts are sorted by age afterwards.) The
+	// informer client's snapshot lists them in that order already, with
+	// the names that depend on nothing but the Ingress: its Ingress
+	// handler keeps them in a tree (ingressOrder).
+	var served []*netv1.Ingress
+	var pres []*orderedIngress // with served, when the snapshot lists them so
+	if or, ok := e.snap.(orderedReader); ok {
+		list := or.orderedIngresses()
+		served, pres = make([]*netv1.Ingress, 0, len(list)), make([]*orderedIngress, 0, len(list))
+		for _, oi := range list {
+			if e.classes.serves(oi.ing, e.opts.IngressClass) {
+				served, pres = append(served, oi.ing), append(pres, oi)
+			}
 		}
+	} else {
+		all := e.snap.Ingresses()
+		served = make([]*netv1.Ingress, 0, len(all))
+		for _, ing := range all {
+			if ing != nil && e.classes.serves(ing, e.opts.IngressClass) {
+				served = append(served, ing)
+			}
+		}
+		sortByKey(served, e.workers(len(served)) > 1)
 	}
 	// Maps at their size from the start: growing them is a good part of a
 	// full render at ten thousand Ingresses.
@@ -912,16 +938,7 @@ func (e *engine) full() (*Result, bool) {
 	e.errEntries = map[*serviceEntry]struct{}{}
 	e.dbParts = map[*ingressPart]struct{}{}
 	e.nodeEntries = 0
-	// Translated in the order of their keys, which is the order informers
-	// list (and so allocate) objects in: an Ingress's Service and slices,
-	// mostly named alike, are then read from memory nearby, not from all
-	// over the cache. (The parts are sorted by age afterwards.) The
-	// informer client's snapshot lists them in that order already: its
-	// Ingress handler keeps them in a tree (ingressOrder).
-	if kr, ok := e.snap.(keyOrderReader); !ok || !kr.ingressesInKeyOrder() {
-		sortByKey(served, e.workers(n) > 1)
-	}
-	parts := e.translateAll(served)
+	parts := e.translateAll(served, pres)
 	e.stats.Translated += len(parts)
 	// After a parallel translation three things run at once instead of
 	// one after the other: merging the entries and sorting a copy of the
@@ -1062,7 +1079,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		if ing == nil || !e.classes.serves(ing, e.opts.IngressClass) {
 			continue
 		}
-		p := e.translateIngress(ing)
+		p := e.translateIngress(ing, nil)
 		e.stats.Parts++
 		e.stats.Translated++
 		news = append(news, p)

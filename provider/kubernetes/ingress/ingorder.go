@@ -11,40 +11,84 @@ import (
 // name), filed by the Ingress handler as they come, so that a full render
 // gets them in the order it translates them in (see full) without sorting
 // ten thousand of them each time. Filing one costs a search of the tree.
+// With each Ingress it keeps the names a translation gives it that depend
+// on nothing else (orderedIngress).
 type ingressOrder struct {
 	mu   sync.Mutex
-	tree *btree.BTreeG[*netv1.Ingress]
+	tree *btree.BTreeG[*orderedIngress]
+}
+
+// orderedIngress is an Ingress with its key (namespace/name) and the router
+// key of each of its paths (routerKey), in the order of its rules and
+// their paths; a full render takes them instead of writing them again.
+type orderedIngress struct {
+	ing        *netv1.Ingress
+	key        string
+	routerKeys []string
+}
+
+func newOrderedIngress(ing *netv1.Ingress) *orderedIngress {
+	o := &orderedIngress{ing: ing, key: ing.Namespace + "/" + ing.Name}
+	n := 0
+	for _, rule := range ing.Spec.Rules {
+		if rule.HTTP != nil {
+			n += len(rule.HTTP.Paths)
+		}
+	}
+	if n > 0 {
+		o.routerKeys = make([]string, 0, n)
+		for _, rule := range ing.Spec.Rules {
+			if rule.HTTP != nil {
+				for _, path := range rule.HTTP.Paths {
+					o.routerKeys = append(o.routerKeys, routerKey(ing.Namespace, ing.Name, rule.Host, path.Path))
+				}
+			}
+		}
+	}
+	return o
+}
+
+// routerKey returns the router key of path j of rule i, whose paths come
+// after first others in the Ingress; pre may be nil (the caller writes it).
+func (pre *orderedIngress) routerKey(first, j int, ing *netv1.Ingress, host, path string) string {
+	if pre != nil && first+j < len(pre.routerKeys) {
+		return pre.routerKeys[first+j]
+	}
+	return routerKey(ing.Namespace, ing.Name, host, path)
 }
 
 func newIngressOrder() *ingressOrder {
-	return &ingressOrder{tree: btree.NewG(32, func(a, b *netv1.Ingress) bool {
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
+	return &ingressOrder{tree: btree.NewG(32, func(a, b *orderedIngress) bool {
+		if a.ing.Namespace != b.ing.Namespace {
+			return a.ing.Namespace < b.ing.Namespace
 		}
-		return a.Name < b.Name
+		return a.ing.Name < b.ing.Name
 	})}
 }
 
 // update files an Ingress event: old and new as the handler got them (nil,
 // or a tombstone for a delete).
 func (o *ingressOrder) update(old, new any) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if ing := eventObject[*netv1.Ingress](new); ing != nil {
-		o.tree.ReplaceOrInsert(ing)
+		oi := newOrderedIngress(ing)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.tree.ReplaceOrInsert(oi)
 	} else if ing := eventObject[*netv1.Ingress](old); ing != nil {
-		o.tree.Delete(ing)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.tree.Delete(&orderedIngress{ing: ing})
 	}
 }
 
 // list returns the Ingresses for which keep is true, in key order.
-func (o *ingressOrder) list(keep func(*netv1.Ingress) bool) []*netv1.Ingress {
+func (o *ingressOrder) list(keep func(*netv1.Ingress) bool) []*orderedIngress {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make([]*netv1.Ingress, 0, o.tree.Len())
-	o.tree.Ascend(func(ing *netv1.Ingress) bool {
-		if keep(ing) {
-			out = append(out, ing)
+	out := make([]*orderedIngress, 0, o.tree.Len())
+	o.tree.Ascend(func(oi *orderedIngress) bool {
+		if keep(oi.ing) {
+			out = append(out, oi)
 		}
 		return true
 	})

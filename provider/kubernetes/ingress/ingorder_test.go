@@ -36,6 +36,27 @@ func checkIngressOrder(t *testing.T, c *Client) {
 	for i := range want {
 		require.Same(t, want[i], got[i], "Ingress %d: %s/%s", i, want[i].Namespace, want[i].Name)
 	}
+	for i, oi := range (listerSnapshot{c}).orderedIngresses() {
+		require.Same(t, want[i], oi.ing)
+		checkOrderedNames(t, oi)
+	}
+}
+
+// checkOrderedNames checks the names kept with an Ingress against those a
+// translation writes.
+func checkOrderedNames(t *testing.T, oi *orderedIngress) {
+	t.Helper()
+	ing := oi.ing
+	require.Equal(t, ing.Namespace+"/"+ing.Name, oi.key)
+	var keys []string
+	for _, rule := range ing.Spec.Rules {
+		if rule.HTTP != nil {
+			for _, path := range rule.HTTP.Paths {
+				keys = append(keys, routerKey(ing.Namespace, ing.Name, rule.Host, path.Path))
+			}
+		}
+	}
+	require.Equal(t, keys, oi.routerKeys, "the router keys of %s", oi.key)
 }
 
 // TestIngressOrder: the client's snapshot lists the Ingresses of the
@@ -110,14 +131,41 @@ func TestIngressOrderTombstone(t *testing.T) {
 	a := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a"}}
 	b := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "b"}}
 	b2 := b.DeepCopy()
-	all := func(*netv1.Ingress) bool { return true }
+	all := func() []*netv1.Ingress {
+		var out []*netv1.Ingress
+		for _, oi := range o.list(func(*netv1.Ingress) bool { return true }) {
+			out = append(out, oi.ing)
+		}
+		return out
+	}
 	o.update(nil, b)
 	o.update(nil, a)
-	require.Equal(t, []*netv1.Ingress{a, b}, o.list(all))
+	require.Equal(t, []*netv1.Ingress{a, b}, all())
 	o.update(b, b2)
-	require.Same(t, b2, o.list(all)[1], "an update replaces the object")
+	require.Same(t, b2, all()[1], "an update replaces the object")
+	require.Equal(t, "shop/b", o.list(func(*netv1.Ingress) bool { return true })[1].key)
 	o.update(cache.DeletedFinalStateUnknown{Key: "shop/a", Obj: a}, nil)
-	require.Equal(t, []*netv1.Ingress{b2}, o.list(all))
+	require.Equal(t, []*netv1.Ingress{b2}, all())
 	o.update(b2, nil)
-	require.Empty(t, o.list(all))
+	require.Empty(t, all())
+}
+
+// The router keys kept with an Ingress are those of its paths, rule by
+// rule, rules without paths included; a render takes them by place.
+func TestOrderedIngressNames(t *testing.T) {
+	prefix := netv1.PathTypePrefix
+	path := func(p string) netv1.HTTPIngressPath {
+		return netv1.HTTPIngressPath{Path: p, PathType: &prefix, Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Number: 80}}}}
+	}
+	ing := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{
+		{Host: "a.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/"), path("/cart")}}}},
+		{Host: "no-paths.example.com"},
+		{Host: "b.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/api")}}}},
+	}}}
+	oi := newOrderedIngress(ing)
+	checkOrderedNames(t, oi)
+	require.Equal(t, routerKey("shop", "web", "b.example.com", "/api"), oi.routerKey(2, 0, ing, "b.example.com", "/api"))
+	var none *orderedIngress
+	require.Equal(t, routerKey("shop", "web", "b.example.com", "/api"), none.routerKey(2, 0, ing, "b.example.com", "/api"))
+	require.Empty(t, newOrderedIngress(&netv1.Ingress{}).routerKeys)
 }

@@ -40,11 +40,12 @@ type serviceReader interface {
 	indexSelection() *selection
 }
 
-// keyOrderReader is the optional method of a Snapshot whose Ingresses
-// lists them in key order (namespace, then name): a full render then does
-// not sort them.
-type keyOrderReader interface {
-	ingressesInKeyOrder() bool
+// orderedReader is the optional method of a Snapshot that lists the
+// Ingresses in key order (namespace, then name), each with the names its
+// translation gives it that depend on nothing else: a full render then
+// neither sorts them nor writes those names.
+type orderedReader interface {
+	orderedIngresses() []*orderedIngress
 }
 
 // concurrentReader is the optional method of a Snapshot that may be read

@@ -193,9 +193,14 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // of stopping the render: the other Ingresses are served. The part keeps
 // the Service ports and Secrets it had looked up, so that a change of
 // those translates it again.
-func (e *engine) translateIngress(ing *netv1.Ingress) (p *ingressPart) {
-	p = &ingressPart{key: ing.Namespace + "/" + ing.Name, nsLen: len(ing.Namespace), ing: ing,
+func (e *engine) translateIngress(ing *netv1.Ingress, pre *orderedIngress) (p *ingressPart) {
+	p = &ingressPart{nsLen: len(ing.Namespace), ing: ing,
 		createdSec: ing.CreationTimestamp.Unix(), createdNsec: ing.CreationTimestamp.Nanosecond()}
+	if pre != nil {
+		p.key = pre.key
+	} else {
+		p.key = ing.Namespace + "/" + ing.Name
+	}
 	p.routers, p.entries = p.routerBuf[:0], p.entryBuf[:0]
 	defer func() {
 		if v := recover(); v != nil {
@@ -207,7 +212,7 @@ func (e *engine) translateIngress(ing *netv1.Ingress) (p *ingressPart) {
 			p.errorf("", SeverityError, &TranslationPanic{Value: v, Stack: debug.Stack()})
 		}
 	}()
-	e.translateInto(p)
+	e.translateInto(p, pre)
 	return p
 }
 
@@ -224,7 +229,7 @@ func (tp *TranslationPanic) Error() string {
 }
 
 // translateInto is translateIngress without the recovery.
-func (e *engine) translateInto(p *ingressPart) {
+func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 	ing := p.ing
 	ra, err := e.routerSets.parse(ing.Annotations, parseRouterAnnotations)
 	if err != nil {
@@ -244,10 +249,13 @@ func (e *engine) translateInto(p *ingressPart) {
 		e.defaultBackend(p, db, ra)
 	}
 
+	paths := 0 // the paths of the rules before this one
 	for i, rule := range ing.Spec.Rules {
 		if rule.HTTP == nil {
 			continue
 		}
+		first := paths
+		paths += len(rule.HTTP.Paths)
 		if err := checkHost(rule.Host); err != nil {
 			p.errorf("spec.rules["+strconv.Itoa(i)+"].host", SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
 			continue
@@ -273,7 +281,7 @@ func (e *engine) translateInto(p *ingressPart) {
 				rt.Priority = specPriority(rule.Host, path)
 			}
 			setObservability(rt, &pr.obs, ing, path.Backend.Service.Name, port)
-			pr.key = routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+			pr.key = pre.routerKey(first, j, ing, rule.Host, path.Path)
 			p.routers = append(p.routers, &pr.pendingRouter)
 		}
 	}
