@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/google/btree"
@@ -21,29 +22,43 @@ type ingressOrder struct {
 // orderedIngress is an Ingress with its key (namespace/name) and the router
 // key of each of its paths (routerKey), in the order of its rules and
 // their paths; a full render takes them instead of writing them again.
+// The names share one text, and the keys of an Ingress of one path sit in
+// the struct: two objects an Ingress for the collector to mark.
 type orderedIngress struct {
 	ing        *netv1.Ingress
 	key        string
 	routerKeys []string
+	buf        [1]string
 }
 
 func newOrderedIngress(ing *netv1.Ingress) *orderedIngress {
-	o := &orderedIngress{ing: ing, key: ing.Namespace + "/" + ing.Name}
-	n := 0
+	o := &orderedIngress{ing: ing}
+	keys := o.buf[:0]
+	size := len(ing.Namespace) + 1 + len(ing.Name)
 	for _, rule := range ing.Spec.Rules {
 		if rule.HTTP != nil {
-			n += len(rule.HTTP.Paths)
-		}
-	}
-	if n > 0 {
-		o.routerKeys = make([]string, 0, n)
-		for _, rule := range ing.Spec.Rules {
-			if rule.HTTP != nil {
-				for _, path := range rule.HTTP.Paths {
-					o.routerKeys = append(o.routerKeys, routerKey(ing.Namespace, ing.Name, rule.Host, path.Path))
-				}
+			for _, path := range rule.HTTP.Paths {
+				k := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+				keys = append(keys, k)
+				size += len(k)
 			}
 		}
+	}
+	var text strings.Builder
+	text.Grow(size)
+	text.WriteString(ing.Namespace)
+	text.WriteByte('/')
+	text.WriteString(ing.Name)
+	for _, k := range keys {
+		text.WriteString(k)
+	}
+	all := text.String()
+	o.key, all = all[:len(ing.Namespace)+1+len(ing.Name)], all[len(ing.Namespace)+1+len(ing.Name):]
+	for i, k := range keys {
+		keys[i], all = all[:len(k)], all[len(k):]
+	}
+	if len(keys) > 0 {
+		o.routerKeys = keys
 	}
 	return o
 }
