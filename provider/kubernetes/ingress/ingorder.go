@@ -63,8 +63,9 @@ func newOrderedIngress(ing *netv1.Ingress) *orderedIngress {
 	return o
 }
 
-// routerKey returns the router key of path j of rule i, whose paths come
-// after first others in the Ingress; pre may be nil (the caller writes it).
+// routerKey returns the router key of path j of a rule whose paths come
+// after first others of the Ingress (rules without paths count none); pre
+// may be nil, and then the key is written.
 func (pre *orderedIngress) routerKey(first, j int, ing *netv1.Ingress, host, path string) string {
 	if pre != nil && first+j < len(pre.routerKeys) {
 		return pre.routerKeys[first+j]

@@ -162,8 +162,11 @@ func (s *selected) service(ref netv1.ServiceBackendPort, sel *selection, node, z
 	}
 	for i := range s.ports {
 		sp := &s.ports[i]
-		if sp.service != nil && (ref.Name != "" && sp.firstByName && sp.name == ref.Name ||
-			ref.Name == "" && sp.firstByNumber && sp.number == ref.Number) {
+		first := sp.firstByNumber
+		if ref.Name != "" {
+			first = sp.firstByName
+		}
+		if sp.service != nil && first && refersTo(ref, sp.name, sp.number) {
 			return sp
 		}
 	}

@@ -531,14 +531,23 @@ func (e *engine) refusedExternalName(name string) string {
 }
 
 // servicePort finds the Service port an Ingress backend refers to, by number
-// or by name.
+// or by name: the first that refersTo.
 func servicePort(svc *corev1.Service, ref netv1.ServiceBackendPort) (corev1.ServicePort, bool) {
 	for _, p := range svc.Spec.Ports {
-		if (ref.Name == "" && ref.Number == p.Port) || (ref.Name != "" && ref.Name == p.Name) {
+		if refersTo(ref, p.Name, p.Port) {
 			return p, true
 		}
 	}
 	return corev1.ServicePort{}, false
+}
+
+// refersTo says whether an Ingress backend's port is the Service port of
+// that name and number: by its name when it gives one, else by number.
+func refersTo(ref netv1.ServiceBackendPort, name string, number int32) bool {
+	if ref.Name != "" {
+		return ref.Name == name
+	}
+	return ref.Number == number
 }
 
 func portString(ref netv1.ServiceBackendPort) string {
