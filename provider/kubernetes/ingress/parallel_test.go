@@ -221,3 +221,41 @@ func TestSortByKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSortByAge: sortByAge orders parts given in key order as sorting
+// them with compareParts does, with many Ingresses of the same second or
+// the same instant (whose keys then decide), with times in whole seconds
+// and not, far apart, and already in age order; and it leaves its
+// argument as it was.
+func TestSortByAge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 300 {
+		n := 1 + r.IntN(400)
+		parts := make([]*ingressPart, 0, n)
+		for i := range n {
+			ns := []string{"a", "a-b", "default"}[i*3/max(n, 1)]
+			name := fmt.Sprintf("ing-%04d", i)
+			p := &ingressPart{key: ns + "/" + name, nsLen: len(ns), createdSec: 1_700_000_000 + int64(r.IntN(1+round%20))}
+			if round%3 == 1 && r.IntN(2) == 0 { // fractions of seconds, which the API server does not give
+				p.createdNsec = r.IntN(3) * 1e8
+			}
+			if round%7 == 2 && i == n/2 { // times too far apart to be sorted as one number
+				p.createdSec = 1_700_000_000 + 1<<40
+			}
+			parts = append(parts, p)
+		}
+		slices.SortFunc(parts, func(a, b *ingressPart) int { // key order: the namespaces first ("a" before "a-b")
+			return cmp.Or(strings.Compare(a.key[:a.nsLen], b.key[:b.nsLen]), strings.Compare(a.key[a.nsLen+1:], b.key[b.nsLen+1:]))
+		})
+		if round%4 == 0 {
+			// Already in age order: the ages rise with the keys.
+			for i, p := range parts {
+				p.createdSec, p.createdNsec = 1_700_000_000+int64(i/3), 0
+			}
+		}
+		in := slices.Clone(parts)
+		want := slices.SortedFunc(slices.Values(parts), compareParts)
+		require.Equal(t, want, sortByAge(parts), "round %d", round)
+		require.Equal(t, in, parts, "round %d: the argument changed", round)
+	}
+}
