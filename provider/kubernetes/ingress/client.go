@@ -48,6 +48,9 @@ type ClientOptions struct {
 	// allowFQDNEndpoints, allowLoopbackEndpoints, endpointSliceManagers,
 	// ipFamily and nativeLBByDefault options) takes them instead of
 	// merging the slices itself; a render with others chooses as before.
+	// Likewise the client builds the router of each Ingress path when the
+	// Ingress changes, and a full render with the same
+	// strictPrefixMatching option takes it instead of building its own.
 	// Provide sets it; it must not change while the client runs.
 	Provider *Provider
 }
@@ -118,11 +121,13 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
 	var sel *selection
+	var build *pathBuild
 	if opts.Provider != nil {
 		s := newSelection(opts.Provider)
 		sel = &s
+		build = &pathBuild{strictPrefix: opts.Provider.StrictPrefixMatching}
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(sel), order: newIngressOrder(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
+	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(sel), order: newIngressOrder(build), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -387,6 +392,8 @@ func (s listerSnapshot) orderedIngresses() []*orderedIngress {
 	// client that ignores selectors cannot widen the set.
 	return s.c.order.list(func(ing *netv1.Ingress) bool { return everything || s.c.selector.Matches(labels.Set(ing.Labels)) })
 }
+
+func (s listerSnapshot) orderBuild() *pathBuild { return s.c.order.build }
 
 // Ingress returns one watched Ingress (nil when there is none, or when it
 // does not match the label selector): what an incremental render reads.

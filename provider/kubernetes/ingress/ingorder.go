@@ -6,75 +6,124 @@ import (
 
 	"github.com/google/btree"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
 )
 
 // ingressOrder keeps the watched Ingresses in key order (namespace, then
 // name), filed by the Ingress handler as they come, so that a full render
 // gets them in the order it translates them in (see full) without sorting
 // ten thousand of them each time. Filing one costs a search of the tree.
-// With each Ingress it keeps the names a translation gives it that depend
-// on nothing else (orderedIngress).
+// With each Ingress it keeps what a translation gives its paths that
+// depends on nothing but the Ingress (orderedIngress), and, when it knows
+// the options of the renders (build), their routers.
 type ingressOrder struct {
-	mu   sync.Mutex
-	tree *btree.BTreeG[*orderedIngress]
+	mu    sync.Mutex
+	tree  *btree.BTreeG[*orderedIngress]
+	build *pathBuild // nil: no router is built here
 }
 
-// orderedIngress is an Ingress with its key (namespace/name) and the router
-// key of each of its paths (routerKey), in the order of its rules and
-// their paths; a full render takes them instead of writing them again.
-// The names share one text, and the keys of an Ingress of one path sit in
-// the struct: two objects an Ingress for the collector to mark.
+// pathBuild is the options a router of an Ingress path depends on, those
+// the order built its routers with.
+type pathBuild struct {
+	strictPrefix bool // the strictPrefixMatching option
+}
+
+// orderedIngress is an Ingress with its key (namespace/name) and, for each
+// of its paths in the order of its rules and their paths, what a full
+// render takes instead of writing it again (orderedPath). Its texts share
+// one string, and the paths of an Ingress of one path sit in the struct:
+// three objects an Ingress for the collector to mark, with the router.
 type orderedIngress struct {
-	ing        *netv1.Ingress
-	key        string
-	routerKeys []string
-	buf        [1]string
+	ing   *netv1.Ingress
+	key   string
+	paths []orderedPath
+	buf   [1]orderedPath
 }
 
-func newOrderedIngress(ing *netv1.Ingress) *orderedIngress {
+// orderedPath is what the translation of an Ingress path writes that
+// depends on the Ingress alone: its router key, the entry of its backend's
+// Service port and, built with the order's options, its router. The
+// router is nil where the path gets none whatever the Services say: an
+// invalid host, path or annotation, no Service backend.
+type orderedPath struct {
+	routerKey string
+	entryID   string // "" without a Service backend (see entryID)
+	port      string
+	router    *dynamic.Router
+}
+
+// newOrderedIngress gathers the names of ing's paths and, with build, their
+// routers (parsing its annotations: once an event, not once a render).
+func newOrderedIngress(ing *netv1.Ingress, build *pathBuild) *orderedIngress {
 	o := &orderedIngress{ing: ing}
-	keys := o.buf[:0]
-	size := len(ing.Namespace) + 1 + len(ing.Name)
-	for _, rule := range ing.Spec.Rules {
-		if rule.HTTP != nil {
-			for _, path := range rule.HTTP.Paths {
-				k := routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
-				keys = append(keys, k)
-				size += len(k)
-			}
+	var ra *routerAnnotations
+	if build != nil {
+		if a, err := parseRouterAnnotations(ing.Annotations); err == nil {
+			ra = a
 		}
+	}
+	paths := o.buf[:0]
+	for _, rule := range ing.Spec.Rules {
+		if rule.HTTP == nil {
+			continue
+		}
+		hostOK := ra != nil && checkHost(rule.Host) == nil
+		for _, path := range rule.HTTP.Paths {
+			op := orderedPath{routerKey: routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)}
+			sb := path.Backend.Service
+			if sb != nil {
+				op.entryID, op.port = entryID(ing.Namespace, sb)
+			}
+			if hostOK && sb != nil && path.Backend.Resource == nil && checkPath(path, ra.PathMatcher) == nil {
+				op.router = pathRouter(ra, ing, rule.Host, path, serviceKey(ing.Namespace, sb.Name, op.port), op.port, build.strictPrefix)
+			}
+			paths = append(paths, op)
+		}
+	}
+	if len(paths) > 0 {
+		o.paths = paths
+	}
+	// The texts in one string: the key, then those of each path.
+	texts := []*string{&o.key}
+	for i := range o.paths {
+		op := &o.paths[i]
+		texts = append(texts, &op.routerKey, &op.entryID)
+		if rt := op.router; rt != nil {
+			texts = append(texts, &rt.Rule, &rt.Service)
+		}
+	}
+	o.key = ing.Namespace + "/" + ing.Name
+	size := 0
+	for _, t := range texts {
+		size += len(*t)
 	}
 	var text strings.Builder
 	text.Grow(size)
-	text.WriteString(ing.Namespace)
-	text.WriteByte('/')
-	text.WriteString(ing.Name)
-	for _, k := range keys {
-		text.WriteString(k)
+	for _, t := range texts {
+		text.WriteString(*t)
 	}
 	all := text.String()
-	o.key, all = all[:len(ing.Namespace)+1+len(ing.Name)], all[len(ing.Namespace)+1+len(ing.Name):]
-	for i, k := range keys {
-		keys[i], all = all[:len(k)], all[len(k):]
-	}
-	if len(keys) > 0 {
-		o.routerKeys = keys
+	for _, t := range texts {
+		*t, all = all[:len(*t)], all[len(*t):]
 	}
 	return o
 }
 
-// routerKey returns the router key of path j of a rule whose paths come
-// after first others of the Ingress (rules without paths count none); pre
-// may be nil, and then the key is written.
-func (pre *orderedIngress) routerKey(first, j int, ing *netv1.Ingress, host, path string) string {
-	if pre != nil && first+j < len(pre.routerKeys) {
-		return pre.routerKeys[first+j]
+// path returns what the order kept of path j of a rule whose paths come
+// after first others of the Ingress (rules without paths count none); nil
+// when pre is nil.
+func (pre *orderedIngress) path(first, j int) *orderedPath {
+	if pre != nil && first+j < len(pre.paths) {
+		return &pre.paths[first+j]
 	}
-	return routerKey(ing.Namespace, ing.Name, host, path)
+	return nil
 }
 
-func newIngressOrder() *ingressOrder {
-	return &ingressOrder{tree: btree.NewG(32, func(a, b *orderedIngress) bool {
+// newIngressOrder keeps the Ingresses in order; with build, it builds the
+// routers of their paths with those options.
+func newIngressOrder(build *pathBuild) *ingressOrder {
+	return &ingressOrder{build: build, tree: btree.NewG(32, func(a, b *orderedIngress) bool {
 		if a.ing.Namespace != b.ing.Namespace {
 			return a.ing.Namespace < b.ing.Namespace
 		}
@@ -86,7 +135,7 @@ func newIngressOrder() *ingressOrder {
 // or a tombstone for a delete).
 func (o *ingressOrder) update(old, new any) {
 	if ing := eventObject[*netv1.Ingress](new); ing != nil {
-		oi := newOrderedIngress(ing)
+		oi := newOrderedIngress(ing, o.build) // before the lock: renders list on
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.tree.ReplaceOrInsert(oi)

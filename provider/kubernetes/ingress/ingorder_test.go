@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/config/dynamic"
 )
 
 // checkIngressOrder checks that the client's snapshot lists the Ingresses
@@ -38,25 +41,45 @@ func checkIngressOrder(t *testing.T, c *Client) {
 	}
 	for i, oi := range (listerSnapshot{c}).orderedIngresses() {
 		require.Same(t, want[i], oi.ing)
-		checkOrderedNames(t, oi)
+		checkOrderedNames(t, oi, c.order.build)
 	}
 }
 
 // checkOrderedNames checks the names kept with an Ingress against those a
-// translation writes.
-func checkOrderedNames(t *testing.T, oi *orderedIngress) {
+// translation writes, and that each router the order built is the one a
+// translation builds (with build's options), for the paths that have one.
+func checkOrderedNames(t *testing.T, oi *orderedIngress, build *pathBuild) {
 	t.Helper()
 	ing := oi.ing
 	require.Equal(t, ing.Namespace+"/"+ing.Name, oi.key)
-	var keys []string
+	var keys, ids []string
+	var routers []*dynamic.Router
+	ra, raErr := parseRouterAnnotations(ing.Annotations)
 	for _, rule := range ing.Spec.Rules {
 		if rule.HTTP != nil {
 			for _, path := range rule.HTTP.Paths {
 				keys = append(keys, routerKey(ing.Namespace, ing.Name, rule.Host, path.Path))
+				id, port := "", ""
+				if sb := path.Backend.Service; sb != nil {
+					id, port = entryID(ing.Namespace, sb)
+				}
+				ids = append(ids, id)
+				var rt *dynamic.Router
+				if build != nil && raErr == nil && id != "" && path.Backend.Resource == nil && checkHost(rule.Host) == nil && checkPath(path, ra.PathMatcher) == nil {
+					rt = pathRouter(ra, ing, rule.Host, path, serviceKey(ing.Namespace, path.Backend.Service.Name, port), port, build.strictPrefix)
+				}
+				routers = append(routers, rt)
 			}
 		}
 	}
-	require.Equal(t, keys, oi.routerKeys, "the router keys of %s", oi.key)
+	var gotKeys, gotIDs []string
+	var gotRouters []*dynamic.Router
+	for _, op := range oi.paths {
+		gotKeys, gotIDs, gotRouters = append(gotKeys, op.routerKey), append(gotIDs, op.entryID), append(gotRouters, op.router)
+	}
+	require.Equal(t, keys, gotKeys, "the router keys of %s", oi.key)
+	require.Equal(t, ids, gotIDs, "the entry ids of %s", oi.key)
+	require.Equal(t, routers, gotRouters, "the routers of %s", oi.key)
 }
 
 // TestIngressOrder: the client's snapshot lists the Ingresses of the
@@ -127,7 +150,7 @@ func ingressOrderMatches(c *Client) bool {
 
 // A delete that the informer learned of late comes as a tombstone.
 func TestIngressOrderTombstone(t *testing.T) {
-	o := newIngressOrder()
+	o := newIngressOrder(nil)
 	a := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a"}}
 	b := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "b"}}
 	b2 := b.DeepCopy()
@@ -150,22 +173,64 @@ func TestIngressOrderTombstone(t *testing.T) {
 	require.Empty(t, all())
 }
 
-// The router keys kept with an Ingress are those of its paths, rule by
-// rule, rules without paths included; a render takes them by place.
+// The names kept with an Ingress are those of its paths, rule by rule,
+// rules without paths included; a render takes them by place. With the
+// options of the renders, the order builds the router of each path that
+// has one whatever the Services say, with those options.
 func TestOrderedIngressNames(t *testing.T) {
 	prefix := netv1.PathTypePrefix
-	path := func(p string) netv1.HTTPIngressPath {
-		return netv1.HTTPIngressPath{Path: p, PathType: &prefix, Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Number: 80}}}}
+	path := func(p string, port netv1.ServiceBackendPort) netv1.HTTPIngressPath {
+		return netv1.HTTPIngressPath{Path: p, PathType: &prefix, Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: port}}}
 	}
+	http, n80 := netv1.ServiceBackendPort{Name: "http"}, netv1.ServiceBackendPort{Number: 80}
+	resource := netv1.HTTPIngressPath{Path: "/bucket", PathType: &prefix, Backend: netv1.IngressBackend{Resource: &corev1.TypedLocalObjectReference{Kind: "Bucket", Name: "b"}}}
 	ing := &netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{
-		{Host: "a.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/"), path("/cart")}}}},
+		{Host: "a.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/", n80), path("/cart", http), resource}}}},
 		{Host: "no-paths.example.com"},
-		{Host: "b.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/api")}}}},
+		{Host: "b.example.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/api", n80)}}}},
+		{Host: "*.\xffexample.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{path("/", http)}}}},
 	}}}
-	oi := newOrderedIngress(ing)
-	checkOrderedNames(t, oi)
-	require.Equal(t, routerKey("shop", "web", "b.example.com", "/api"), oi.routerKey(2, 0, ing, "b.example.com", "/api"))
+	for _, build := range []*pathBuild{nil, {}, {strictPrefix: true}} {
+		oi := newOrderedIngress(ing, build)
+		checkOrderedNames(t, oi, build)
+		require.Equal(t, routerKey("shop", "web", "b.example.com", "/api"), oi.path(3, 0).routerKey)
+		require.Equal(t, "shop/web/#80", oi.path(0, 0).entryID)
+		require.Equal(t, "shop/web/http", oi.path(0, 1).entryID)
+		require.Empty(t, oi.path(0, 2).entryID, "a resource backend")
+		require.Nil(t, oi.path(0, 2).router)
+		require.Nil(t, oi.path(4, 0).router, "an invalid host")
+		require.Nil(t, oi.path(5, 0), "no path")
+		if build == nil {
+			require.Nil(t, oi.path(0, 0).router)
+			continue
+		}
+		rt := oi.path(3, 0).router
+		require.NotNil(t, rt)
+		require.Equal(t, serviceKey("shop", "web", "80"), rt.Service)
+		require.Equal(t, build.strictPrefix, rt.Priority != 0, "strictPrefixMatching gives routers a priority")
+	}
 	var none *orderedIngress
-	require.Equal(t, routerKey("shop", "web", "b.example.com", "/api"), none.routerKey(2, 0, ing, "b.example.com", "/api"))
-	require.Empty(t, newOrderedIngress(&netv1.Ingress{}).routerKeys)
+	require.Nil(t, none.path(0, 0))
+	require.Empty(t, newOrderedIngress(&netv1.Ingress{}, nil).paths)
+
+	// Annotations that do not parse: no router, the names all the same.
+	bad := ing.DeepCopy()
+	bad.Annotations = map[string]string{AnnotationPrefix + "router.priority": "high"}
+	oi := newOrderedIngress(bad, &pathBuild{})
+	checkOrderedNames(t, oi, &pathBuild{})
+	for _, op := range oi.paths {
+		require.Nil(t, op.router)
+	}
+	require.Len(t, oi.paths, 5)
+
+	// A path that is not the regular expression router.pathmatcher asks for.
+	regex := ing.DeepCopy()
+	regex.Annotations = map[string]string{AnnotationPrefix + "router.pathmatcher": "PathRegexp"}
+	specific := netv1.PathTypeImplementationSpecific
+	regex.Spec.Rules[0].HTTP.Paths[0].PathType, regex.Spec.Rules[0].HTTP.Paths[0].Path = &specific, "/(cart"
+	regex.Spec.Rules[0].HTTP.Paths[1].PathType, regex.Spec.Rules[0].HTTP.Paths[1].Path = &specific, "/cart/[0-9]+"
+	oi = newOrderedIngress(regex, &pathBuild{})
+	checkOrderedNames(t, oi, &pathBuild{})
+	require.Nil(t, oi.path(0, 0).router, "an invalid path")
+	require.Equal(t, `Host("a.example.com") && PathRegexp("/cart/[0-9]+")`, oi.path(0, 1).router.Rule)
 }

@@ -40,12 +40,14 @@ type serviceReader interface {
 	indexSelection() *selection
 }
 
-// orderedReader is the optional method of a Snapshot that lists the
-// Ingresses in key order (namespace, then name), each with the names its
-// translation gives it that depend on nothing else: a full render then
-// neither sorts them nor writes those names.
+// orderedReader is the optional methods of a Snapshot that lists the
+// Ingresses in key order (namespace, then name), each with what its
+// translation gives its paths that depends on nothing else: a full render
+// then neither sorts them nor writes those names, and takes the routers
+// where they were built with its options (orderBuild; nil: none were).
 type orderedReader interface {
 	orderedIngresses() []*orderedIngress
+	orderBuild() *pathBuild
 }
 
 // concurrentReader is the optional method of a Snapshot that may be read

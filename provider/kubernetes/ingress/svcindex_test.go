@@ -255,6 +255,7 @@ func TestIndexChoosesServers(t *testing.T) {
 		client, render func(*Provider)
 		notShared      []string // Services with servers whose render chooses them itself
 		none           bool     // no Service takes the index's servers
+		otherRouters   bool     // the routers the client's order built are not for the render's options
 	}{
 		{name: "same options", notShared: []string{clustergen.Name(0), broken}},
 		{name: "topology", render: func(p *Provider) { p.Topology = &Topology{Node: "node-1", Zone: "zone-a"} },
@@ -263,6 +264,9 @@ func TestIndexChoosesServers(t *testing.T) {
 		{name: "other terminating policy", client: func(p *Provider) { p.TerminatingEndpoints = "exclude" }, none: true},
 		{name: "other managers", render: func(p *Provider) { p.EndpointSliceManagers = []string{"endpointslice-controller.k8s.io"} }, none: true},
 		{name: "other ipFamily", client: func(p *Provider) { p.IPFamily = IPFamilyAll }, none: true},
+		// Not an endpoint option: the servers are shared, the routers not.
+		{name: "other strictPrefixMatching", render: func(p *Provider) { p.StrictPrefixMatching = true },
+			notShared: []string{clustergen.Name(0), broken}, otherRouters: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			copts, ropts := benchOptions(), benchOptions()
@@ -326,6 +330,19 @@ func TestIndexChoosesServers(t *testing.T) {
 					sharedLB++
 					require.True(t, &lb.Servers[0] == &sp.servers[0])
 				}
+			}
+			// The routers the order built: taken by a render with the same
+			// options, none by one with others.
+			builtRouters := 0
+			for _, oi := range client.Snapshot().(orderedReader).orderedIngresses() {
+				if rt := oi.paths[0].router; rt != nil && got.Configuration.HTTP.Routers[oi.paths[0].routerKey] == rt {
+					builtRouters++
+				}
+			}
+			if tc.otherRouters {
+				require.Zero(t, builtRouters)
+			} else {
+				require.Equal(t, 60, builtRouters+1, "every router but that of the Ingress to a UDP port")
 			}
 			if !tc.none {
 				// Less the Service whose Ingress names its UDP port.

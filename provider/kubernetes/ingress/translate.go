@@ -266,23 +266,27 @@ func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 				p.errorf(ref.String()+".path", SeverityError, fmt.Errorf("%w (the path is skipped)", err))
 				continue
 			}
-			svc, key, port, errs := e.backend(p, ref, path.Backend)
+			op := pre.path(first, j)
+			svc, key, port, errs := e.backend(p, ref, path.Backend, op)
 			if errs != nil {
 				x := p.extra()
 				x.errs = append(x.errs, errs...)
 				continue
 			}
-			pr := newPendingRouter(ra, key)
+			pr := p.newPending()
 			pr.service, pr.part, pr.path, pr.index = svc, p, ref, len(p.routers)
-			rt := pr.router
-			rt.Rule = buildRule(rule.Host, path, ra.PathMatcher, e.opts.StrictPrefixMatching)
-			rt.Priority = ra.Priority
-			if rt.Priority == 0 && e.opts.StrictPrefixMatching {
-				rt.Priority = specPriority(rule.Host, path)
+			if op != nil && e.builtRouters && op.router != nil && op.router.Service == key {
+				// The client's order built it when the Ingress arrived.
+				pr.router, pr.key = op.router, op.routerKey
+			} else {
+				pr.router = pathRouter(ra, ing, rule.Host, path, key, port, e.opts.StrictPrefixMatching)
+				if op != nil {
+					pr.key = op.routerKey
+				} else {
+					pr.key = routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+				}
 			}
-			setObservability(rt, &pr.obs, ing, path.Backend.Service.Name, port)
-			pr.key = pre.routerKey(first, j, ing, rule.Host, path.Path)
-			p.routers = append(p.routers, &pr.pendingRouter)
+			p.routers = append(p.routers, pr)
 		}
 	}
 	if p.x != nil {
@@ -290,10 +294,9 @@ func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 	}
 }
 
-// routerAlloc holds a router and everything it points to, so that a router
-// costs one allocation instead of five.
-type routerAlloc struct {
-	pendingRouter
+// builtRouter holds a router and everything it points to, so that a
+// router costs one allocation instead of four.
+type builtRouter struct {
 	rt  dynamic.Router
 	obs observabilityAlloc
 }
@@ -304,11 +307,19 @@ type observabilityAlloc struct {
 	ing dynamic.IngressMetadata
 }
 
-func newPendingRouter(ra *routerAnnotations, service string) *routerAlloc {
-	a := &routerAlloc{}
-	a.router = &a.rt
-	fillRouter(&a.rt, ra, service)
-	return a
+// pathRouter builds the router of an Ingress path whose backend is the
+// service key, port being the backend's port as names write it.
+func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path netv1.HTTPIngressPath, key, port string, strictPrefix bool) *dynamic.Router {
+	a := &builtRouter{}
+	rt := &a.rt
+	fillRouter(rt, ra, key)
+	rt.Rule = buildRule(host, path, ra.PathMatcher, strictPrefix)
+	rt.Priority = ra.Priority
+	if rt.Priority == 0 && strictPrefix {
+		rt.Priority = specPriority(host, path)
+	}
+	setObservability(rt, &a.obs, ing, path.Backend.Service.Name, port)
+	return rt
 }
 
 func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
@@ -354,7 +365,7 @@ func setObservability(rt *dynamic.Router, a *observabilityAlloc, ing *netv1.Ingr
 func (e *engine) defaultBackend(p *ingressPart, db *netv1.IngressBackend, ra *routerAnnotations) {
 	c := &defaultCandidate{}
 	p.extra().defaultBackend = c
-	svc, _, port, errs := e.backend(p, pathRef{rule: -1}, *db)
+	svc, _, port, errs := e.backend(p, pathRef{rule: -1}, *db, nil)
 	if errs != nil {
 		c.errs = errs
 		return
@@ -369,7 +380,9 @@ func (e *engine) defaultBackend(p *ingressPart, db *netv1.IngressBackend, ra *ro
 // backend resolves an Ingress backend to its service, through the entry of
 // the Service port (built on first use), and returns the service's key. When
 // it cannot, it returns the problems, as errors of the Ingress.
-func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (svc *dynamic.Service, key, port string, errs []*ObjectError) {
+// op, when not nil, is what the client's order kept of the path, whose
+// entry id it takes.
+func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend, op *orderedPath) (svc *dynamic.Service, key, port string, errs []*ObjectError) {
 	ing := p.ing
 	fail := func(field string, err error) []*ObjectError {
 		return []*ObjectError{{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: ref.backend() + field, Severity: SeverityError, Err: err}}
@@ -380,11 +393,11 @@ func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (s
 	if b.Service == nil {
 		return nil, "", "", fail(".service", errors.New("no service is given"))
 	}
-	port = b.Service.Port.Name
-	id := ing.Namespace + "/" + b.Service.Name + "/" + port
-	if port == "" {
-		port = strconv.Itoa(int(b.Service.Port.Number))
-		id = ing.Namespace + "/" + b.Service.Name + "/#" + port
+	var id string
+	if op != nil && op.entryID != "" {
+		id, port = op.entryID, op.port
+	} else {
+		id, port = entryID(ing.Namespace, b.Service)
 	}
 	en := e.entry(id, ing.Namespace, b.Service, port)
 	p.use(en)
@@ -396,6 +409,17 @@ func (e *engine) backend(p *ingressPart, ref pathRef, b netv1.IngressBackend) (s
 			fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", ing.Namespace, b.Service.Name, port))
 	}
 	return en.service, en.name, port, nil
+}
+
+// entryID returns the key of the entry of a backend's Service port,
+// namespace/service/port or namespace/service/#number, and the port as
+// names write it: its name, or its number.
+func entryID(namespace string, sb *netv1.IngressServiceBackend) (id, port string) {
+	if port = sb.Port.Name; port != "" {
+		return namespace + "/" + sb.Name + "/" + port, port
+	}
+	port = strconv.Itoa(int(sb.Port.Number))
+	return namespace + "/" + sb.Name + "/#" + port, port
 }
 
 // lacksServers says whether the paths to en's load balancer (built, with
