@@ -430,8 +430,8 @@ func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1
 	return nil
 }
 
-func (s listerSnapshot) serviceObjects(namespace, name string) *serviceObjects {
-	return s.c.index.get(namespace, name)
+func (s listerSnapshot) serviceObjects(key string) *serviceObjects {
+	return s.c.index.at(key)
 }
 
 func (s listerSnapshot) indexSelection() *selection { return s.c.index.sel }

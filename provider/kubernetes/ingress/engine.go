@@ -523,7 +523,7 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	// id starts with namespace/service.
 	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)]}
 	if sr, ok := e.snap.(serviceReader); ok {
-		if o := sr.serviceObjects(namespace, sb.Name); o != nil && o.svc != nil {
+		if o := sr.serviceObjects(en.svcKey); o != nil && o.svc != nil {
 			en.objs = o
 		}
 	} else if svc := e.snap.Service(namespace, sb.Name); svc != nil {

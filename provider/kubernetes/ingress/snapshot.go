@@ -34,7 +34,7 @@ type Snapshot interface {
 // endpoints.AppendSelectPrepared and the servers chosen from them (nil when
 // there is neither the Service nor a slice).
 type serviceReader interface {
-	serviceObjects(namespace, name string) *serviceObjects
+	serviceObjects(key string) *serviceObjects // key: namespace/name
 	// indexSelection is how the servers in the serviceObjects were
 	// chosen; nil when they were not.
 	indexSelection() *selection

@@ -27,12 +27,16 @@ import (
 // of a Service it can take them from (selectPorts, selected.port).
 type serviceIndex struct {
 	mu       sync.RWMutex
-	m        map[objectKey]*serviceObjects
+	m        map[string]*serviceObjects
 	sel      *selection          // nil: no servers are chosen here
 	backends []endpoints.Backend // scratch for the choosing, under mu
 }
 
-type objectKey struct{ namespace, name string }
+// objectKey is the key of a Service in the index: namespace/name, as an
+// entry's svcKey writes it, so that a render looks a Service up with the
+// text it has, in a map of strings (which hashes and compares one string
+// where a struct of two took two of each).
+func objectKey(namespace, name string) string { return namespace + "/" + name }
 
 type serviceObjects struct {
 	svc    *corev1.Service
@@ -51,13 +55,22 @@ type serviceObjects struct {
 const preparedScheme = "http"
 
 func newServiceIndex(sel *selection) *serviceIndex {
-	return &serviceIndex{m: map[objectKey]*serviceObjects{}, sel: sel}
+	return &serviceIndex{m: map[string]*serviceObjects{}, sel: sel}
 }
 
 func (x *serviceIndex) get(namespace, name string) *serviceObjects {
+	var buf [128]byte
+	key := append(append(append(buf[:0], namespace...), '/'), name...)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.m[objectKey{namespace, name}]
+	return x.m[string(key)] // which does not allocate
+}
+
+// at is get for the key namespace/name.
+func (x *serviceIndex) at(key string) *serviceObjects {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.m[key]
 }
 
 // service records a Service event: old and new as the handler got them
@@ -66,10 +79,10 @@ func (x *serviceIndex) service(old, new any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if svc := eventObject[*corev1.Service](old); svc != nil && new == nil {
-		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = nil })
+		x.set(objectKey(svc.Namespace, svc.Name), func(o *serviceObjects) { o.svc = nil })
 	}
 	if svc := eventObject[*corev1.Service](new); svc != nil {
-		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = svc })
+		x.set(objectKey(svc.Namespace, svc.Name), func(o *serviceObjects) { o.svc = svc })
 	}
 }
 
@@ -117,7 +130,7 @@ func (o *serviceObjects) without(name string) {
 
 // set replaces the value of key by a copy that change modified, and drops
 // it when nothing is left. Called with the lock held.
-func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
+func (x *serviceIndex) set(key string, change func(*serviceObjects)) {
 	o := &serviceObjects{}
 	if prev := x.m[key]; prev != nil {
 		*o = *prev
@@ -138,9 +151,12 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 	x.m[key] = o
 }
 
-func sliceService(s *discoveryv1.EndpointSlice) (objectKey, bool) {
+func sliceService(s *discoveryv1.EndpointSlice) (string, bool) {
 	name := s.Labels[discoveryv1.LabelServiceName]
-	return objectKey{s.Namespace, name}, name != ""
+	if name == "" {
+		return "", false
+	}
+	return objectKey(s.Namespace, name), true
 }
 
 // eventObject returns the object of an informer event as a T (the zero T

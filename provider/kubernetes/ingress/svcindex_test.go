@@ -112,8 +112,8 @@ func TestServiceIndex(t *testing.T) {
 // index both, so they cannot tell.
 func checkIndex(t *testing.T, c *Client) {
 	t.Helper()
-	want := map[objectKey]*serviceObjects{}
-	at := func(key objectKey) *serviceObjects {
+	want := map[string]*serviceObjects{}
+	at := func(key string) *serviceObjects {
 		if want[key] == nil {
 			want[key] = &serviceObjects{}
 		}
@@ -122,7 +122,7 @@ func checkIndex(t *testing.T, c *Client) {
 	for _, ns := range c.spaces {
 		for _, o := range ns.factory.Core().V1().Services().Informer().GetStore().List() {
 			svc := o.(*corev1.Service)
-			at(objectKey{svc.Namespace, svc.Name}).svc = svc
+			at(objectKey(svc.Namespace, svc.Name)).svc = svc
 		}
 		for _, o := range ns.factory.Discovery().V1().EndpointSlices().Informer().GetStore().List() {
 			s := o.(*discoveryv1.EndpointSlice)
