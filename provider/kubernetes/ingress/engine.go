@@ -299,9 +299,9 @@ func (r *Renderer) Stats() RenderStats { return r.e.stats }
 // ingressPart is what one served Ingress contributes.
 type ingressPart struct {
 	key         string // namespace/name
-	nsLen       int    // the length of the namespace in key
 	createdSec  int64  // the creation time, for the order of parts
-	createdNsec int
+	createdNsec int32
+	nsLen       int32 // the length of the namespace in key
 	ing         *netv1.Ingress
 	routers     []*pendingRouter
 	entries     []*serviceEntry
@@ -323,7 +323,7 @@ func (p *ingressPart) newPending() *pendingRouter {
 
 // partExtra is what few parts have: problems, a default backend, TLS
 // certificates. Apart, it leaves a part of the common Ingress (one path, no
-// TLS, no problem) at 192 bytes instead of 288.
+// TLS, no problem) at 176 bytes instead of 256.
 type partExtra struct {
 	errs           []*ObjectError
 	defaultBackend *defaultCandidate
@@ -441,13 +441,14 @@ type serviceEntry struct {
 	objs *serviceObjects
 
 	service *dynamic.Service
+	err     error          // why the Service port has no load balancer
+	errs    []*ObjectError // problems of the Service and its slices, reported while it is used
+	users   int32          // the parts that use it
 	// noServers says that service has no server: what lacksServers reads
 	// for every path, without going to the load balancer.
 	noServers bool
-	err       error          // why the Service port has no load balancer
-	errs      []*ObjectError // problems of the Service and its slices, reported while it is used
-	nodes     bool           // built from the Nodes (node ports)
-	users     int
+	nodes     bool // built from the Nodes (node ports)
+	// (112 bytes: ten thousand of them are made by a full render.)
 }
 
 // svc is the Service the entry was built from, nil when there was none.
@@ -756,7 +757,7 @@ func sortByAge(parts []*ingressPart) []*ingressPart {
 		}
 		ages := make([]aged, len(parts))
 		for i, p := range parts {
-			ages[i] = aged{sec: p.createdSec, nsec: int32(p.createdNsec), from: int32(i)}
+			ages[i] = aged{sec: p.createdSec, nsec: p.createdNsec, from: int32(i)}
 		}
 		slices.SortFunc(ages, func(a, b aged) int {
 			return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.from, b.from))

@@ -465,7 +465,7 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 		}
 	}
 	for id, en := range e.entries {
-		require.Equal(t, users[en], en.users, "after %s: the users of %s", what, id)
+		require.Equal(t, users[en], int(en.users), "after %s: the users of %s", what, id)
 	}
 }
 

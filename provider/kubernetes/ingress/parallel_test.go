@@ -235,9 +235,9 @@ func TestSortByAge(t *testing.T) {
 		for i := range n {
 			ns := []string{"a", "a-b", "default"}[i*3/max(n, 1)]
 			name := fmt.Sprintf("ing-%04d", i)
-			p := &ingressPart{key: ns + "/" + name, nsLen: len(ns), createdSec: 1_700_000_000 + int64(r.IntN(1+round%20))}
+			p := &ingressPart{key: ns + "/" + name, nsLen: int32(len(ns)), createdSec: 1_700_000_000 + int64(r.IntN(1+round%20))}
 			if round%3 == 1 && r.IntN(2) == 0 { // fractions of seconds, which the API server does not give
-				p.createdNsec = r.IntN(3) * 1e8
+				p.createdNsec = int32(r.IntN(3)) * 1e8
 			}
 			if round%7 == 2 && i == n/2 { // times too far apart to be sorted as one number
 				p.createdSec = 1_700_000_000 + 1<<40

@@ -194,8 +194,8 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // the Service ports and Secrets it had looked up, so that a change of
 // those translates it again.
 func (e *engine) translateIngress(ing *netv1.Ingress, pre *orderedIngress) (p *ingressPart) {
-	p = &ingressPart{nsLen: len(ing.Namespace), ing: ing,
-		createdSec: ing.CreationTimestamp.Unix(), createdNsec: ing.CreationTimestamp.Nanosecond()}
+	p = &ingressPart{nsLen: int32(len(ing.Namespace)), ing: ing,
+		createdSec: ing.CreationTimestamp.Unix(), createdNsec: int32(ing.CreationTimestamp.Nanosecond())}
 	if pre != nil {
 		p.key = pre.key
 	} else {
