@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"maps"
 	"reflect"
 	"runtime"
@@ -91,7 +92,7 @@ func (r *Renderer) incrementalOrFull(getter ingressGetter, set changeSet) (res *
 		if p := recover(); p != nil {
 			r.e.stats.Recovered++
 			r.e.stats.LastRecovered = fmt.Sprint(p)
-			r.e.stale, r.e.reuse, r.e.zeroed = nil, false, nil
+			r.e.stale, r.e.reuse, r.e.zeroed = entryMap{}, false, nil
 			res, changed = r.e.full()
 		}
 	}()
@@ -206,10 +207,10 @@ type engine struct {
 	builtRouters bool
 	backends     []endpoints.Backend // scratch for endpoints.AppendSelect
 
-	// A parallel full render keeps the entries it builds here first.
+	// A full render translates on several goroutines from parallelMin
+	// Ingresses on; locked says that they are filling the entries.
 	parallelMin     int
-	shards          []entryShard
-	seed            maphash.Seed
+	locked          bool
 	parallelRenders int // for tests
 
 	// What the annotations of Ingresses and Services decoded into.
@@ -222,7 +223,7 @@ type engine struct {
 
 	parts       map[string]*ingressPart   // the served Ingresses, by namespace/name
 	served      []*ingressPart            // the same, oldest first
-	entries     map[string]*serviceEntry  // the Service ports in use
+	entries     entryMap                  // the Service ports in use, by id
 	svcUsers    map[string][]*ingressPart // namespace/name of a Service -> the parts that use it
 	secUsers    map[string][]*ingressPart // namespace/name of a Secret -> the parts that use it
 	errParts    map[*ingressPart]struct{}
@@ -232,7 +233,7 @@ type engine struct {
 	// During a render: the entries of Services that changed (or, in a full
 	// render, all previous entries), and whether an entry whose Service and
 	// EndpointSlices are the same objects may be taken whole.
-	stale  map[string]*serviceEntry
+	stale  entryMap
 	reuse  bool
 	zeroed []*serviceEntry // entries that lost their last user
 
@@ -498,22 +499,16 @@ type certRef struct {
 // with its own lock and scratch buffer, so that the goroutines build
 // different entries at once and each entry once.
 func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, port string) *serviceEntry {
-	if e.shards != nil {
-		sh := &e.shards[maphash.String(e.seed, id)%uint64(len(e.shards))]
+	sh := e.entries.shard(id)
+	if e.locked {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
-		if en, ok := sh.entries[id]; ok {
-			return en
-		}
-		en := e.newEntry(id, namespace, sb, port, &sh.backends)
-		sh.entries[id] = en
+	}
+	if en, ok := sh.entries[id]; ok {
 		return en
 	}
-	if en, ok := e.entries[id]; ok {
-		return en
-	}
-	en := e.newEntry(id, namespace, sb, port, &e.backends)
-	e.entries[id] = en
+	en := e.newEntry(id, namespace, sb, port, &sh.backends)
+	sh.entries[id] = en
 	return en
 }
 
@@ -530,7 +525,7 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	} else if svc := e.snap.Service(namespace, sb.Name); svc != nil {
 		en.objs = &serviceObjects{svc: svc, slices: e.snap.EndpointSlices(namespace, sb.Name)}
 	}
-	old := e.stale[id]
+	old := e.stale.get(id)
 	if old != nil && e.reuse && !old.nodes && old.svc() == en.svc() && samePointers(old.slices(), en.slices()) {
 		old.users = 0
 		return old
@@ -556,7 +551,75 @@ func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend,
 	return en
 }
 
-// entryShard is one shard of the entries of a parallel full render.
+// entryMap holds entries by id, in shards by the hash of the id: a
+// parallel full render fills them from several goroutines at once, each
+// shard behind its lock, and keeps them so (merging ten thousand entries
+// into one map took a few milliseconds of each render). The zero entryMap
+// is empty and takes no entry.
+type entryMap struct {
+	seed   maphash.Seed
+	shards []entryShard
+}
+
+// newEntryMap makes an entryMap of the given shards with room for size
+// entries.
+func newEntryMap(shards, size int) entryMap {
+	m := entryMap{seed: maphash.MakeSeed(), shards: make([]entryShard, shards)}
+	for i := range m.shards {
+		m.shards[i].entries = make(map[string]*serviceEntry, size/shards+1)
+	}
+	return m
+}
+
+// shard is the shard of id; nil in the zero entryMap.
+func (m *entryMap) shard(id string) *entryShard {
+	switch len(m.shards) {
+	case 0:
+		return nil
+	case 1:
+		return &m.shards[0]
+	}
+	return &m.shards[maphash.String(m.seed, id)%uint64(len(m.shards))]
+}
+
+func (m *entryMap) get(id string) *serviceEntry {
+	if sh := m.shard(id); sh != nil {
+		return sh.entries[id]
+	}
+	return nil
+}
+
+func (m *entryMap) set(id string, en *serviceEntry) { m.shard(id).entries[id] = en }
+
+func (m *entryMap) delete(id string) {
+	if sh := m.shard(id); sh != nil {
+		delete(sh.entries, id)
+	}
+}
+
+func (m *entryMap) len() int {
+	n := 0
+	for i := range m.shards {
+		n += len(m.shards[i].entries)
+	}
+	return n
+}
+
+// all is the entries, shard by shard; the loop may delete the entry it is at.
+func (m *entryMap) all() iter.Seq2[string, *serviceEntry] {
+	return func(yield func(string, *serviceEntry) bool) {
+		for i := range m.shards {
+			for id, en := range m.shards[i].entries {
+				if !yield(id, en) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// entryShard is one shard of an entryMap, with the scratch buffer of the
+// endpoint selection for the entries built into it.
 type entryShard struct {
 	mu       sync.Mutex
 	entries  map[string]*serviceEntry
@@ -575,8 +638,8 @@ const parallelMin = 256
 // Ingresses in turn; the result is the same as one goroutine's, since an
 // Ingress's part depends only on the objects it names. A panic while
 // translating an Ingress costs that Ingress only (translateIngress).
-func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) []*ingressPart {
-	parts := make([]*ingressPart, len(ings))
+func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) (parts []*ingressPart, parallel bool) {
+	parts = make([]*ingressPart, len(ings))
 	pre := func(i int) *orderedIngress {
 		if pres == nil {
 			return nil
@@ -584,19 +647,20 @@ func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) []*
 		return pres[i]
 	}
 	workers := e.workers(len(ings))
+	// Maps at their size from the start: growing them is a good part of a
+	// full render at ten thousand Ingresses.
+	size := max(len(ings), e.stale.len())
 	if workers < 2 {
+		e.entries = newEntryMap(1, size)
 		for i, ing := range ings {
 			parts[i] = e.translateIngress(ing, pre(i))
 		}
-		return parts
+		return parts, false
 	}
 	const block = 32
-	var shards [64]entryShard
-	for i := range shards {
-		shards[i].entries = make(map[string]*serviceEntry, len(ings)/len(shards)+1)
-	}
-	// The caller merges the shards (mergeShards).
-	e.shards, e.seed = shards[:], maphash.MakeSeed()
+	e.entries = newEntryMap(64, size)
+	e.locked = true
+	defer func() { e.locked = false }()
 	e.parallelRenders++
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -614,16 +678,7 @@ func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) []*
 		})
 	}
 	wg.Wait()
-	return parts
-}
-
-// mergeShards moves the entries a parallel render kept in shards into
-// e.entries.
-func (e *engine) mergeShards() {
-	for i := range e.shards {
-		maps.Copy(e.entries, e.shards[i].entries)
-	}
-	e.shards = nil
+	return parts, true
 }
 
 // workers is how many goroutines translate n Ingresses.
@@ -947,12 +1002,12 @@ func (e *engine) removeParts(olds []*ingressPart) {
 // sweep drops the entries nobody uses any more.
 func (e *engine) sweep() {
 	for _, en := range e.zeroed {
-		if en.users == 0 && e.entries[en.id] == en {
-			delete(e.entries, en.id)
+		if en.users == 0 && e.entries.get(en.id) == en {
+			e.entries.delete(en.id)
 		}
 	}
 	e.zeroed = e.zeroed[:0]
-	e.stale = nil
+	e.stale = entryMap{}
 	e.reuse = false
 	e.opts.certs.prune(e.secUsers)
 }
@@ -1002,14 +1057,13 @@ func (e *engine) full() (*Result, bool) {
 	// full render at ten thousand Ingresses.
 	n := len(served)
 	e.parts = make(map[string]*ingressPart, n)
-	e.entries = make(map[string]*serviceEntry, max(n, len(e.stale)))
-	e.svcUsers = make(map[string][]*ingressPart, max(n, len(e.stale)))
+	e.svcUsers = make(map[string][]*ingressPart, max(n, e.stale.len()))
 	e.secUsers = map[string][]*ingressPart{}
 	e.errParts = map[*ingressPart]struct{}{}
 	e.errEntries = map[*serviceEntry]struct{}{}
 	e.dbParts = map[*ingressPart]struct{}{}
 	e.nodeEntries = 0
-	parts := e.translateAll(served, pres)
+	parts, parallel := e.translateAll(served, pres)
 	e.stats.Translated += len(parts)
 	// After a parallel translation three things run at once instead of
 	// one after the other: merging the entries and sorting a copy of the
@@ -1024,10 +1078,7 @@ func (e *engine) full() (*Result, bool) {
 			e.dbParts[p] = struct{}{}
 		}
 	}
-	order := func() {
-		e.mergeShards()
-		e.served = sortByAge(parts)
-	}
+	order := func() { e.served = sortByAge(parts) }
 	dirty := false
 	recordAll := func() {
 		for _, p := range parts {
@@ -1035,7 +1086,7 @@ func (e *engine) full() (*Result, bool) {
 		}
 	}
 	prev := e.conf
-	if e.shards == nil {
+	if !parallel {
 		order()
 		recordAll()
 		e.assembleAll(parts, nil)
@@ -1063,7 +1114,7 @@ func (e *engine) full() (*Result, bool) {
 func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool) {
 	e.stats.Incremental++
 	dirty := map[string]struct{}{}
-	e.stale = map[string]*serviceEntry{}
+	e.stale = newEntryMap(1, 0)
 	var swaps []lbSwap
 	for svc := range set.services {
 		if sw, ok := e.refresh(svc); ok {
@@ -1073,9 +1124,9 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		for _, p := range e.svcUsers[svc] {
 			dirty[p.key] = struct{}{}
 			for _, en := range p.entries {
-				if en.svcKey == svc && e.entries[en.id] == en {
-					e.stale[en.id] = en
-					delete(e.entries, en.id)
+				if en.svcKey == svc && e.entries.get(en.id) == en {
+					e.stale.set(en.id, en)
+					e.entries.delete(en.id)
 				}
 			}
 		}
@@ -1092,7 +1143,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		// Node ports: the load balancers built from the Nodes, refreshed
 		// in place, or else translated again with their users.
 		nodeServices := map[string]bool{}
-		for _, en := range e.entries {
+		for _, en := range e.entries.all() {
 			if en.nodes {
 				nodeServices[en.svcKey] = true
 			}
@@ -1103,10 +1154,10 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 				nodeServices[svc] = false
 			}
 		}
-		for id, en := range e.entries {
+		for id, en := range e.entries.all() {
 			if en.nodes && nodeServices[en.svcKey] {
-				e.stale[id] = en
-				delete(e.entries, id)
+				e.stale.set(id, en)
+				e.entries.delete(id)
 				for _, p := range e.svcUsers[en.svcKey] {
 					dirty[p.key] = struct{}{}
 				}
@@ -1130,7 +1181,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 	if len(dirty) == 0 && len(swaps) == 0 {
 		// Nothing to translate; the warnings about this proxy's Node may
 		// still have changed.
-		e.stale = nil
+		e.stale = entryMap{}
 		return e.result(), false
 	}
 	keys := slices.Sorted(maps.Keys(dirty))
@@ -1202,7 +1253,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 			if en.svcKey != svcKey || slices.Contains(olds, en) {
 				continue
 			}
-			if e.entries[en.id] != en || en.err != nil || e.lacksServers(en) {
+			if e.entries.get(en.id) != en || en.err != nil || e.lacksServers(en) {
 				return nil, false
 			}
 			olds = append(olds, en)
@@ -1224,9 +1275,9 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 		}
 		// newEntry keeps the old load balancer's pointer when the new one
 		// equals it.
-		e.stale[old.id] = old
+		e.stale.set(old.id, old)
 		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
-		delete(e.stale, old.id)
+		e.stale.delete(old.id)
 		if nu.nodes != old.nodes || nu.err != nil || e.lacksServers(nu) {
 			return nil, false
 		}
@@ -1236,7 +1287,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 	for i, old := range olds {
 		nu := nus[i]
 		nu.users = old.users
-		e.entries[old.id] = nu
+		e.entries.set(old.id, nu)
 		e.stats.Refreshed++
 		if len(old.errs) > 0 {
 			delete(e.errEntries, old)

@@ -451,7 +451,7 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 	for _, p := range e.served {
 		require.Same(t, p, e.parts[p.key], "after %s: the served part of %s", what, p.key)
 		for _, en := range p.entries {
-			require.Same(t, en, e.entries[en.id], "after %s: %s uses an entry of %s that was replaced", what, p.key, en.id)
+			require.Same(t, en, e.entries.get(en.id), "after %s: %s uses an entry of %s that was replaced", what, p.key, en.id)
 			users[en]++
 		}
 		hasService := func(svc *dynamic.Service) bool {
@@ -464,7 +464,7 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
 		}
 	}
-	for id, en := range e.entries {
+	for id, en := range e.entries.all() {
 		require.Equal(t, users[en], int(en.users), "after %s: the users of %s", what, id)
 	}
 }

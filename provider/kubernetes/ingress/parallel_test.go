@@ -259,3 +259,41 @@ func TestSortByAge(t *testing.T) {
 		require.Equal(t, in, parts, "round %d: the argument changed", round)
 	}
 }
+
+// TestEntryMap: an entryMap of one shard or many finds, replaces and
+// deletes entries by id, lists each once (also while the loop deletes),
+// and the zero entryMap is empty.
+func TestEntryMap(t *testing.T) {
+	var zero entryMap
+	require.Nil(t, zero.get("ns/web/http"))
+	zero.delete("ns/web/http")
+	require.Zero(t, zero.len())
+	for _, shards := range []int{1, 64} {
+		m := newEntryMap(shards, 100)
+		want := map[string]*serviceEntry{}
+		for i := range 300 {
+			id := fmt.Sprintf("ns/svc-%d/#%d", i/2, 80+i%2)
+			en := &serviceEntry{id: id}
+			m.set(id, en)
+			want[id] = en
+		}
+		require.Equal(t, len(want), m.len())
+		for id, en := range want {
+			require.Same(t, en, m.get(id))
+		}
+		seen := map[string]bool{}
+		for id, en := range m.all() {
+			require.False(t, seen[id], "%s listed twice", id)
+			seen[id] = true
+			require.Same(t, want[id], en)
+			if strings.HasSuffix(id, "#81") {
+				m.delete(id)
+				delete(want, id)
+			}
+		}
+		require.Len(t, seen, 300)
+		require.Equal(t, len(want), m.len())
+		require.Nil(t, m.get("ns/svc-1/#81"))
+		require.NotNil(t, m.get("ns/svc-0/#80"))
+	}
+}
