@@ -255,6 +255,7 @@ type engine struct {
 	// what it reported. A change that touches a tied rule, or gives a
 	// router a rule another router has, is assembled in full.
 	rulePlaced map[string]int32
+	placed     int // the routers a full assembly placed
 	tied       map[string]struct{}
 	tieErrs    []*ObjectError
 	crossed    bool // a full assembly met a group whose key another group had taken
@@ -1407,6 +1408,10 @@ type output struct {
 	newRouters  map[string]*dynamic.Router
 	newServices map[string]*dynamic.Service
 	incremental bool
+	// unchecked: the first pass of a full assembly, which does not look
+	// the name of a lone router up before placing it; that a name crossed
+	// another is seen at the end, from the count of routers (assemble).
+	unchecked bool
 }
 
 func (o *output) router(name string) *dynamic.Router {
@@ -1533,16 +1538,33 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool
 		}
 	}
 	e.assembleDefault(out)
+	e.placed = 0
 	if sorted {
 		for _, key := range slices.Sorted(maps.Keys(e.groups)) {
 			e.resolve(out, e.groups[key])
 		}
 	} else {
+		before := len(out.routers) // the default backend's
+		out.unchecked = true
 		for i := range e.slab {
 			e.resolve(out, &e.slab[i])
 		}
+		out.unchecked = false
+		// Each placed router has a name of its own, unless one was
+		// placed over another.
+		e.crossed = e.crossed || len(out.routers) != before+e.placed
 		if e.irregular || e.crossed || len(e.slab) != len(e.groups) {
 			return false
+		}
+	}
+	if len(e.rulePlaced) < e.placed {
+		// Routers that have the same rule: who keeps it is settled over
+		// all of them.
+		e.tied = map[string]struct{}{}
+		for rule, n := range e.rulePlaced {
+			if n > 1 {
+				e.tied[rule] = struct{}{}
+			}
 		}
 	}
 	if len(e.tied) > 0 {
@@ -1623,7 +1645,7 @@ func (e *engine) assembleDefault(out *output) {
 func (e *engine) resolve(out *output, g *routerGroup) bool {
 	// A path whose key is the default backend's router name is renamed
 	// like a conflict, so that neither hides the other.
-	reserved := out.router(g.key) != nil
+	reserved := (!out.unchecked || g.key == DefaultRouterName) && out.router(g.key) != nil
 	e.crossed = e.crossed || reserved
 	if g.key == DefaultRouterName || (reserved && out.incremental) {
 		// The outcome depends on the order groups are named in.
@@ -1664,16 +1686,11 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 		return true
 	}
 	rt := pr.router
-	if e.rulePlaced[rt.Rule] > 0 {
+	if out.incremental && e.rulePlaced[rt.Rule] > 0 {
 		// Another router has this rule: who keeps it is settled over all
-		// of them (settleTies).
-		if out.incremental {
-			return false
-		}
-		if e.tied == nil {
-			e.tied = map[string]struct{}{}
-		}
-		e.tied[rt.Rule] = struct{}{}
+		// of them (settleTies), in a full assembly, which counts the
+		// routers of each rule as it places them.
+		return false
 	}
 	if out.incremental {
 		// An unchanged router keeps its pointer.
@@ -1708,6 +1725,7 @@ func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, 
 	out.setService(svcName, pr.service)
 	g.placed = append(g.placed, placement{name: name, pr: pr})
 	e.rulePlaced[rt.Rule]++
+	e.placed++
 	return true
 }
 
