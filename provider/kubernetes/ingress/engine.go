@@ -1531,31 +1531,20 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool
 	e.tied, e.tieErrs = nil, nil
 	e.errGroups = map[*routerGroup][]*ObjectError{}
 	e.errsDirty = true
-	for _, p := range parts {
-		for _, pr := range p.routers {
-			g := e.group(pr.key)
-			g.members = append(g.members, pr)
-		}
-	}
-	e.assembleDefault(out)
 	e.placed = 0
 	if sorted {
+		for _, p := range parts {
+			for _, pr := range p.routers {
+				g := e.group(pr.key)
+				g.members = append(g.members, pr)
+			}
+		}
+		e.assembleDefault(out)
 		for _, key := range slices.Sorted(maps.Keys(e.groups)) {
 			e.resolve(out, e.groups[key])
 		}
-	} else {
-		before := len(out.routers) // the default backend's
-		out.unchecked = true
-		for i := range e.slab {
-			e.resolve(out, &e.slab[i])
-		}
-		out.unchecked = false
-		// Each placed router has a name of its own, unless one was
-		// placed over another.
-		e.crossed = e.crossed || len(out.routers) != before+e.placed
-		if e.irregular || e.crossed || len(e.slab) != len(e.groups) {
-			return false
-		}
+	} else if !e.assembleFirst(parts, out) {
+		return false
 	}
 	if len(e.rulePlaced) < e.placed {
 		// Routers that have the same rule: who keeps it is settled over
@@ -1581,6 +1570,43 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool
 		TLS:  e.certList(),
 	}
 	return true
+}
+
+// assembleFirst is the first pass of a full assembly: a group for each
+// router, named in the order met, without looking a name up before it
+// is placed. The map of the groups by key is made meanwhile on another
+// goroutine (the pass does not read it). It says false when that order
+// may matter: keys met twice (the map then has fewer groups than there
+// are routers, and the second router of a key was placed over the
+// first), names that crossed, irregular names; the assembly is then
+// done again, sorted.
+func (e *engine) assembleFirst(parts []*ingressPart, out *output) bool {
+	for _, p := range parts {
+		for _, pr := range p.routers {
+			e.slab = append(e.slab, routerGroup{key: pr.key})
+			g := &e.slab[len(e.slab)-1]
+			g.members, g.placed = append(g.memberBuf[:0], pr), g.placedBuf[:0]
+		}
+	}
+	var mapped sync.WaitGroup
+	defer mapped.Wait()
+	mapped.Go(func() {
+		for i := range e.slab {
+			e.groups[e.slab[i].key] = &e.slab[i]
+		}
+	})
+	e.assembleDefault(out)
+	before := len(out.routers) // the default backend's
+	out.unchecked = true
+	for i := range e.slab {
+		e.resolve(out, &e.slab[i])
+	}
+	out.unchecked = false
+	mapped.Wait()
+	// Each placed router has a name of its own, unless one was placed over
+	// another.
+	e.crossed = e.crossed || len(out.routers) != before+e.placed
+	return !e.irregular && !e.crossed && len(e.slab) == len(e.groups)
 }
 
 func (e *engine) group(key string) *routerGroup {
