@@ -234,6 +234,7 @@ type engine struct {
 	// render, all previous entries), and whether an entry whose Service and
 	// EndpointSlices are the same objects may be taken whole.
 	stale  entryMap
+	spare  entryMap // the entries of the full render before the last, to fill again
 	reuse  bool
 	zeroed []*serviceEntry // entries that lost their last user
 
@@ -619,6 +620,34 @@ func (m *entryMap) all() iter.Seq2[string, *serviceEntry] {
 	}
 }
 
+// newEntries returns an entryMap of the given shards for a full render:
+// the one the full render before last filled (spare), cleared, when it
+// has as many shards, else a new one with room for size entries.
+func (e *engine) newEntries(shards, size int) entryMap {
+	m := e.spare
+	e.spare = entryMap{}
+	if len(m.shards) != shards {
+		return newEntryMap(shards, size)
+	}
+	for i := range m.shards {
+		clear(m.shards[i].entries)
+	}
+	return m
+}
+
+// reuse returns m cleared, or, when there is none, a new map with room for
+// n: the maps a full render fills from nothing are those of the last one
+// (whose contents are no longer read), so that a render at ten thousand
+// Ingresses does not make megabytes of maps for the collector to catch up
+// with each time.
+func reuse[M ~map[K]V, K comparable, V any](m M, n int) M {
+	if m == nil {
+		return make(M, n)
+	}
+	clear(m)
+	return m
+}
+
 // entryShard is one shard of an entryMap, with the scratch buffer of the
 // endpoint selection for the entries built into it.
 type entryShard struct {
@@ -652,14 +681,14 @@ func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) (pa
 	// full render at ten thousand Ingresses.
 	size := max(len(ings), e.stale.len())
 	if workers < 2 {
-		e.entries = newEntryMap(1, size)
+		e.entries = e.newEntries(1, size)
 		for i, ing := range ings {
 			parts[i] = e.translateIngress(ing, pre(i))
 		}
 		return parts, false
 	}
 	const block = 32
-	e.entries = newEntryMap(64, size)
+	e.entries = e.newEntries(64, size)
 	e.locked = true
 	defer func() { e.locked = false }()
 	e.parallelRenders++
@@ -1022,6 +1051,7 @@ func (e *engine) full() (*Result, bool) {
 	node, zone := e.node, e.zone
 	e.locate()
 	e.stale = e.entries
+	defer func(old entryMap) { e.spare = old }(e.entries) // for the next full render
 	e.reuse = e.res != nil && node == e.node && zone == e.zone
 	e.classes = e.readClasses()
 	// Translated in the order of their keys, which is the order informers
@@ -1057,8 +1087,8 @@ func (e *engine) full() (*Result, bool) {
 	// Maps at their size from the start: growing them is a good part of a
 	// full render at ten thousand Ingresses.
 	n := len(served)
-	e.parts = make(map[string]*ingressPart, n)
-	e.svcUsers = make(map[string][]*ingressPart, max(n, e.stale.len()))
+	e.parts = reuse(e.parts, n)
+	e.svcUsers = reuse(e.svcUsers, max(n, e.stale.len()))
 	e.secUsers = map[string][]*ingressPart{}
 	e.errParts = map[*ingressPart]struct{}{}
 	e.errEntries = map[*serviceEntry]struct{}{}
@@ -1522,12 +1552,17 @@ func (e *engine) assemble(parts []*ingressPart, sorted bool, served func()) bool
 		routers += len(p.routers)
 	}
 	out := &output{routers: make(map[string]*dynamic.Router, routers), services: make(map[string]*dynamic.Service, routers)}
-	e.groups = make(map[string]*routerGroup, routers)
-	e.svcRefs = make(map[string]svcRef, routers)
-	e.slab = make([]routerGroup, 0, routers)
+	e.groups = reuse(e.groups, routers)
+	e.svcRefs = reuse(e.svcRefs, routers)
+	if cap(e.slab) >= routers {
+		clear(e.slab[:cap(e.slab)])
+		e.slab = e.slab[:0]
+	} else {
+		e.slab = make([]routerGroup, 0, routers)
+	}
 	e.certRefs = map[string]*certRef{}
 	e.irregular, e.crossed, e.asmErrs = false, false, nil
-	e.rulePlaced = make(map[string]int32, routers)
+	e.rulePlaced = reuse(e.rulePlaced, routers)
 	e.tied, e.tieErrs = nil, nil
 	e.errGroups = map[*routerGroup][]*ObjectError{}
 	e.errsDirty = true

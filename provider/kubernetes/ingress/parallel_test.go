@@ -297,3 +297,49 @@ func TestEntryMap(t *testing.T) {
 		require.NotNil(t, m.get("ns/svc-0/#80"))
 	}
 }
+
+// TestTranslateReusesScratch: Translate hands the maps it filled to the
+// next one, which clears and fills them again. A result is not changed by
+// later renders, and a render with another's scratch gives what a render
+// without gives, from larger clusters to smaller and back.
+func TestTranslateReusesScratch(t *testing.T) {
+	opts := benchOptions()
+	var clients []*Client
+	// The same names, with other endpoints: an entry left from another
+	// cluster would show.
+	for i, n := range []int{300, 40, 300} {
+		cs := fake.NewClientset()
+		for _, o := range clustergen.Cluster(n, 4+i) {
+			require.NoError(t, cs.Tracker().Add(o))
+		}
+		client, _ := startClient(t, cs, ClientOptions{Provider: opts})
+		clients = append(clients, client)
+	}
+	var kept []*Result
+	var texts [][]byte
+	for round := range 3 {
+		for i, c := range clients {
+			s := &scratch{}
+			if round > 0 {
+				// What the render before left, as the pool would give it.
+				r := NewRenderer(opts)
+				r.Render(clients[(i+1)%len(clients)].Snapshot(), nil)
+				s = r.e.scratch()
+			}
+			r := NewRenderer(opts)
+			r.e.adopt(s)
+			got, _ := r.Render(c.Snapshot(), nil)
+			fresh, _ := NewRenderer(opts).Render(c.Snapshot(), nil)
+			require.True(t, equalResults(t, fresh, got), "round %d, cluster %d", round, i)
+			require.True(t, equalResults(t, fresh, Translate(c.Snapshot(), opts)))
+			text, err := json.Marshal(got.Configuration)
+			require.NoError(t, err)
+			kept, texts = append(kept, got), append(texts, text)
+		}
+	}
+	for i, res := range kept {
+		text, err := json.Marshal(res.Configuration)
+		require.NoError(t, err)
+		require.Equal(t, string(texts[i]), string(text), "result %d changed after later renders", i)
+	}
+}

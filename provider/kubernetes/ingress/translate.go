@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
@@ -59,9 +60,47 @@ type Result struct {
 // what is wrong with an object as an ObjectError while building the rest.
 // A provider that renders again and again keeps a Renderer instead, which
 // recomputes only what depends on the objects that changed.
+//
+// The maps a render fills from nothing and drops (those it would keep for
+// the next render of a Renderer) go back to a pool, for the next Translate
+// to clear and fill again.
 func Translate(snap Snapshot, opts *Provider) *Result {
-	res, _ := NewRenderer(opts).Render(snap, nil)
+	r := NewRenderer(opts)
+	if s, ok := scratchPool.Get().(*scratch); ok {
+		r.e.adopt(s)
+	}
+	res, _ := r.Render(snap, nil)
+	scratchPool.Put(r.e.scratch())
 	return res
+}
+
+// scratch is what a full render fills from nothing: the engine's maps of
+// parts, users, groups, rules and services, its slab of groups and its
+// entries. None of it is in the Result.
+type scratch struct {
+	parts      map[string]*ingressPart
+	svcUsers   map[string][]*ingressPart
+	groups     map[string]*routerGroup
+	svcRefs    map[string]svcRef
+	rulePlaced map[string]int32
+	slab       []routerGroup
+	entries    entryMap
+}
+
+var scratchPool sync.Pool
+
+// adopt gives a new engine the scratch of an engine done with it, which
+// its first full render clears and fills (reuse, newEntries).
+func (e *engine) adopt(s *scratch) {
+	e.parts, e.svcUsers, e.groups, e.svcRefs, e.rulePlaced, e.slab = s.parts, s.svcUsers, s.groups, s.svcRefs, s.rulePlaced, s.slab
+	e.spare = s.entries
+}
+
+// scratch takes the scratch of an engine that renders no more.
+func (e *engine) scratch() *scratch {
+	s := &scratch{parts: e.parts, svcUsers: e.svcUsers, groups: e.groups, svcRefs: e.svcRefs, rulePlaced: e.rulePlaced, slab: e.slab, entries: e.entries}
+	*e = engine{}
+	return s
 }
 
 type pendingRouter struct {
