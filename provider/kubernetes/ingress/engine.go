@@ -212,6 +212,10 @@ type engine struct {
 	parallelMin     int
 	locked          bool
 	parallelRenders int // for tests
+	// oneShot: the engine of a Translate, whose parts and entries die with
+	// its one render; they are made in slabs then (partSlab, the shards').
+	oneShot  bool
+	partSlab []ingressPart
 
 	// What the annotations of Ingresses and Services decoded into.
 	routerSets  annotationMemo[*routerAnnotations]
@@ -509,7 +513,7 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 	if en, ok := sh.entries[id]; ok {
 		return en
 	}
-	en := e.newEntry(id, namespace, sb, port, &sh.backends)
+	en := e.newEntry(id, namespace, sb, port, &sh.backends, sh)
 	sh.entries[id] = en
 	return en
 }
@@ -517,9 +521,10 @@ func (e *engine) entry(id, namespace string, sb *netv1.IngressServiceBackend, po
 // newEntry takes the previous render's entry of the Service port when its
 // objects are the same, else builds one (scratch is the buffer for the
 // endpoint selection).
-func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend, port string, scratch *[]endpoints.Backend) *serviceEntry {
+func (e *engine) newEntry(id, namespace string, sb *netv1.IngressServiceBackend, port string, scratch *[]endpoints.Backend, sh *entryShard) *serviceEntry {
 	// id starts with namespace/service.
-	en := &serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)]}
+	en := sh.alloc()
+	*en = serviceEntry{id: id, svcKey: id[:len(namespace)+1+len(sb.Name)]}
 	if sr, ok := e.snap.(serviceReader); ok {
 		if o := sr.serviceObjects(en.svcKey); o != nil && o.svc != nil {
 			en.objs = o
@@ -620,6 +625,25 @@ func (m *entryMap) all() iter.Seq2[string, *serviceEntry] {
 	}
 }
 
+// alloc returns room for a new entry: in the shard's slab while it has
+// some (sh may be nil).
+func (sh *entryShard) alloc() *serviceEntry {
+	if sh != nil && len(sh.slab) < cap(sh.slab) {
+		sh.slab = sh.slab[:len(sh.slab)+1]
+		return &sh.slab[len(sh.slab)-1]
+	}
+	return &serviceEntry{}
+}
+
+// partSlot returns room for the part of Ingress i of a full render: in the
+// engine's slab of parts when it has one (oneShot), else nil.
+func (e *engine) partSlot(i int) *ingressPart {
+	if i < len(e.partSlab) {
+		return &e.partSlab[i]
+	}
+	return nil
+}
+
 // newEntries returns an entryMap of the given shards for a full render:
 // the one the full render before last filled (spare), cleared, when it
 // has as many shards, else a new one with room for size entries.
@@ -627,10 +651,19 @@ func (e *engine) newEntries(shards, size int) entryMap {
 	m := e.spare
 	e.spare = entryMap{}
 	if len(m.shards) != shards {
-		return newEntryMap(shards, size)
+		m = newEntryMap(shards, size)
 	}
 	for i := range m.shards {
-		clear(m.shards[i].entries)
+		sh := &m.shards[i]
+		clear(sh.entries)
+		if e.oneShot {
+			// Room for a sixth more than the average: the rest, if any,
+			// are made one by one.
+			if room := size/shards + size/shards/6 + 4; cap(sh.slab) < room {
+				sh.slab = make([]serviceEntry, 0, room)
+			}
+			sh.slab = sh.slab[:0]
+		}
 	}
 	return m
 }
@@ -654,6 +687,9 @@ type entryShard struct {
 	mu       sync.Mutex
 	entries  map[string]*serviceEntry
 	backends []endpoints.Backend
+	// slab, in a render of Translate, is room for the entries made into
+	// the shard, which die with the render (oneShot).
+	slab []serviceEntry
 	_        [24]byte // a cache line each: the goroutines lock different shards
 }
 
@@ -680,10 +716,16 @@ func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) (pa
 	// Maps at their size from the start: growing them is a good part of a
 	// full render at ten thousand Ingresses.
 	size := max(len(ings), e.stale.len())
+	if e.oneShot {
+		if cap(e.partSlab) < len(ings) {
+			e.partSlab = make([]ingressPart, len(ings))
+		}
+		e.partSlab = e.partSlab[:len(ings)]
+	}
 	if workers < 2 {
 		e.entries = e.newEntries(1, size)
 		for i, ing := range ings {
-			parts[i] = e.translateIngress(ing, pre(i))
+			parts[i] = e.translateIngress(ing, pre(i), e.partSlot(i))
 		}
 		return parts, false
 	}
@@ -702,7 +744,7 @@ func (e *engine) translateAll(ings []*netv1.Ingress, pres []*orderedIngress) (pa
 					return
 				}
 				for i := start; i < min(start+block, len(ings)); i++ {
-					parts[i] = e.translateIngress(ings[i], pre(i)) // which recovers a panic
+					parts[i] = e.translateIngress(ings[i], pre(i), e.partSlot(i)) // which recovers a panic
 				}
 			}
 		})
@@ -1231,7 +1273,7 @@ func (e *engine) incremental(getter ingressGetter, set changeSet) (*Result, bool
 		if ing == nil || !e.classes.serves(ing, e.opts.IngressClass) {
 			continue
 		}
-		p := e.translateIngress(ing, nil)
+		p := e.translateIngress(ing, nil, nil)
 		e.stats.Parts++
 		e.stats.Translated++
 		news = append(news, p)
@@ -1307,7 +1349,7 @@ func (e *engine) refresh(svcKey string) ([]lbSwap, bool) {
 		// newEntry keeps the old load balancer's pointer when the new one
 		// equals it.
 		e.stale.set(old.id, old)
-		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends)
+		nu := e.newEntry(old.id, namespace, &sb, port, &e.backends, nil)
 		e.stale.delete(old.id)
 		if nu.nodes != old.nodes || nu.err != nil || e.lacksServers(nu) {
 			return nil, false

@@ -309,14 +309,25 @@ func TestTranslateReusesScratch(t *testing.T) {
 	// cluster would show.
 	for i, n := range []int{300, 40, 300} {
 		cs := fake.NewClientset()
-		for _, o := range clustergen.Cluster(n, 4+i) {
+		objs := clustergen.Cluster(n, 4+i)
+		// And a problem, in each: an Ingress to a Service that is not there.
+		broken := objs[len(objs)-1].DeepCopyObject()
+		for _, o := range objs {
+			if ing, ok := o.(*netv1.Ingress); ok {
+				broken = ing.DeepCopy()
+				broken.(*netv1.Ingress).Name += "-broken"
+				broken.(*netv1.Ingress).Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "missing"
+				break
+			}
+		}
+		for _, o := range append(objs, broken) {
 			require.NoError(t, cs.Tracker().Add(o))
 		}
 		client, _ := startClient(t, cs, ClientOptions{Provider: opts})
 		clients = append(clients, client)
 	}
 	var kept []*Result
-	var texts [][]byte
+	var texts []string
 	for round := range 3 {
 		for i, c := range clients {
 			s := &scratch{}
@@ -331,15 +342,30 @@ func TestTranslateReusesScratch(t *testing.T) {
 			got, _ := r.Render(c.Snapshot(), nil)
 			fresh, _ := NewRenderer(opts).Render(c.Snapshot(), nil)
 			require.True(t, equalResults(t, fresh, got), "round %d, cluster %d", round, i)
-			require.True(t, equalResults(t, fresh, Translate(c.Snapshot(), opts)))
-			text, err := json.Marshal(got.Configuration)
-			require.NoError(t, err)
-			kept, texts = append(kept, got), append(texts, text)
+			once := Translate(c.Snapshot(), opts)
+			require.True(t, equalResults(t, fresh, once))
+			require.Len(t, once.Errors, 1)
+			for _, res := range []*Result{got, once} {
+				kept, texts = append(kept, res), append(texts, resultText(t, res))
+			}
 		}
 	}
 	for i, res := range kept {
-		text, err := json.Marshal(res.Configuration)
-		require.NoError(t, err)
-		require.Equal(t, string(texts[i]), string(text), "result %d changed after later renders", i)
+		require.Equal(t, texts[i], resultText(t, res), "result %d changed after later renders", i)
 	}
+}
+
+// resultText is a result as text: its configuration, errors and Ingresses.
+func resultText(t *testing.T, res *Result) string {
+	t.Helper()
+	text, err := json.Marshal(res.Configuration)
+	require.NoError(t, err)
+	out := string(text)
+	for _, e := range res.Errors {
+		out += "\n" + e.Error()
+	}
+	for _, ing := range res.Ingresses {
+		out += "\n" + ing.Namespace + "/" + ing.Name
+	}
+	return out
 }

@@ -62,10 +62,12 @@ type Result struct {
 // recomputes only what depends on the objects that changed.
 //
 // The maps a render fills from nothing and drops (those it would keep for
-// the next render of a Renderer) go back to a pool, for the next Translate
-// to clear and fill again.
+// the next render of a Renderer), and its parts and entries, which die
+// with the render, are made in a scratch that goes back to a pool, for the
+// next Translate to fill again.
 func Translate(snap Snapshot, opts *Provider) *Result {
 	r := NewRenderer(opts)
+	r.e.oneShot = true
 	if s, ok := scratchPool.Get().(*scratch); ok {
 		r.e.adopt(s)
 	}
@@ -75,8 +77,9 @@ func Translate(snap Snapshot, opts *Provider) *Result {
 }
 
 // scratch is what a full render fills from nothing: the engine's maps of
-// parts, users, groups, rules and services, its slab of groups and its
-// entries. None of it is in the Result.
+// parts, users, groups, rules and services, its slab of groups, its
+// entries (with their slabs) and the slab of its parts. None of it is in
+// the Result.
 type scratch struct {
 	parts      map[string]*ingressPart
 	svcUsers   map[string][]*ingressPart
@@ -85,6 +88,7 @@ type scratch struct {
 	rulePlaced map[string]int32
 	slab       []routerGroup
 	entries    entryMap
+	partSlab   []ingressPart
 }
 
 var scratchPool sync.Pool
@@ -93,13 +97,27 @@ var scratchPool sync.Pool
 // its first full render clears and fills (reuse, newEntries).
 func (e *engine) adopt(s *scratch) {
 	e.parts, e.svcUsers, e.groups, e.svcRefs, e.rulePlaced, e.slab = s.parts, s.svcUsers, s.groups, s.svcRefs, s.rulePlaced, s.slab
-	e.spare = s.entries
+	e.spare, e.partSlab = s.entries, s.partSlab
 }
 
-// scratch takes the scratch of an engine that renders no more.
+// scratch takes the scratch of an engine that renders no more, emptied:
+// kept in the pool, it holds on to no object of the cluster.
 func (e *engine) scratch() *scratch {
-	s := &scratch{parts: e.parts, svcUsers: e.svcUsers, groups: e.groups, svcRefs: e.svcRefs, rulePlaced: e.rulePlaced, slab: e.slab, entries: e.entries}
+	s := &scratch{parts: e.parts, svcUsers: e.svcUsers, groups: e.groups, svcRefs: e.svcRefs, rulePlaced: e.rulePlaced, slab: e.slab, entries: e.entries, partSlab: e.partSlab}
 	*e = engine{}
+	clear(s.parts)
+	clear(s.svcUsers)
+	clear(s.groups)
+	clear(s.svcRefs)
+	clear(s.rulePlaced)
+	clear(s.slab[:cap(s.slab)])
+	clear(s.partSlab[:cap(s.partSlab)])
+	for i := range s.entries.shards {
+		sh := &s.entries.shards[i]
+		clear(sh.entries)
+		clear(sh.slab[:cap(sh.slab)])
+		clear(sh.backends[:cap(sh.backends)])
+	}
 	return s
 }
 
@@ -232,8 +250,14 @@ func (cs classSet) serves(ing *netv1.Ingress, option string) bool {
 // of stopping the render: the other Ingresses are served. The part keeps
 // the Service ports and Secrets it had looked up, so that a change of
 // those translates it again.
-func (e *engine) translateIngress(ing *netv1.Ingress, pre *orderedIngress) (p *ingressPart) {
-	p = &ingressPart{nsLen: int32(len(ing.Namespace)), ing: ing,
+//
+// slot, when not nil, is where the part goes (a slab of Translate's).
+func (e *engine) translateIngress(ing *netv1.Ingress, pre *orderedIngress, slot *ingressPart) (p *ingressPart) {
+	p = slot
+	if p == nil {
+		p = &ingressPart{}
+	}
+	*p = ingressPart{nsLen: int32(len(ing.Namespace)), ing: ing,
 		createdSec: ing.CreationTimestamp.Unix(), createdNsec: int32(ing.CreationTimestamp.Nanosecond())}
 	if pre != nil {
 		p.key = pre.key
