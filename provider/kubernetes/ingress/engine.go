@@ -690,7 +690,7 @@ type entryShard struct {
 	// slab, in a render of Translate, is room for the entries made into
 	// the shard, which die with the render (oneShot).
 	slab []serviceEntry
-	_    [24]byte // a cache line each: the goroutines lock different shards
+	// 64 bytes, a cache line each: the goroutines lock different shards.
 }
 
 // parallelMin is how many served Ingresses a full render needs to
