@@ -1093,7 +1093,14 @@ func (e *engine) full() (*Result, bool) {
 	node, zone := e.node, e.zone
 	e.locate()
 	e.stale = e.entries
-	defer func(old entryMap) { e.spare = old }(e.entries) // for the next full render
+	// The entries before, emptied, for the next full render to fill: kept
+	// full, they would hold on to the objects of Services since deleted.
+	defer func(old entryMap) {
+		for i := range old.shards {
+			clear(old.shards[i].entries)
+		}
+		e.spare = old
+	}(e.entries)
 	e.reuse = e.res != nil && node == e.node && zone == e.zone
 	e.classes = e.readClasses()
 	// Translated in the order of their keys, which is the order informers
