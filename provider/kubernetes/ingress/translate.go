@@ -338,16 +338,15 @@ func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 			}
 			pr := p.newPending()
 			pr.service, pr.part, pr.path, pr.index = svc, p, ref, len(p.routers)
+			if op != nil {
+				pr.key = op.routerKey
+			} else {
+				pr.key = routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
+			}
 			if op != nil && e.builtRouters && op.router != nil && op.router.Service == key {
-				// The client's order built it when the Ingress arrived.
-				pr.router, pr.key = op.router, op.routerKey
+				pr.router = op.router // the client's order built it when the Ingress arrived
 			} else {
 				pr.router = pathRouter(ra, ing, rule.Host, path, key, port, e.opts.StrictPrefixMatching)
-				if op != nil {
-					pr.key = op.routerKey
-				} else {
-					pr.key = routerKey(ing.Namespace, ing.Name, rule.Host, path.Path)
-				}
 			}
 			p.routers = append(p.routers, pr)
 		}
