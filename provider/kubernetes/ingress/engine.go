@@ -848,7 +848,7 @@ func sortByKey(ings []*netv1.Ingress, parallel bool) {
 // parts through their pointers, which takes several times as long: the
 // creation times the API server gives are whole seconds, so the age and
 // the place of a part make one number; times with fractions, or too far
-// apart, are sorted as pairs instead.
+// apart, are sorted as (seconds, nanoseconds, place) triples instead.
 func sortByAge(parts []*ingressPart) []*ingressPart {
 	const placeBits = 24
 	out := make([]*ingressPart, len(parts))
