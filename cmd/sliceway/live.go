@@ -18,17 +18,17 @@ import (
 )
 
 func watchCommand(out io.Writer) *cli.Command {
-	cfg := newConfiguration()
+	cfg, src := newConfiguration(), &configSource{}
 	return &cli.Command{
 		Name: "watch",
 		Description: "Stay up and print every new configuration as one line of JSON on stdout, " +
 			"or write it as YAML to --output for Traefik's file provider.",
 		Configuration: cfg,
-		Resources:     loaders(),
+		Resources:     loaders(src),
 		Run: func([]string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runWatch(ctx, cfg, out)
+			return runWatch(ctx, cfg, src, out)
 		},
 	}
 }
@@ -58,10 +58,17 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 	return msgs, done, nil
 }
 
-func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
-	logger, err := cfg.Log.NewLogger(os.Stderr)
+func runWatch(ctx context.Context, cfg *static.Configuration, src *configSource, out io.Writer) error {
+	logger, err := newLogger(cfg, src)
 	if err != nil {
 		return err
+	}
+	mode, err := cfg.FileMode()
+	if err != nil {
+		return err
+	}
+	if cfg.Output != "" {
+		removeStaleTemps(cfg.Output, logger)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -75,7 +82,7 @@ func runWatch(ctx context.Context, cfg *static.Configuration, out io.Writer) err
 	for {
 		select {
 		case msg := <-msgs:
-			if err := emit(enc, msg.Configuration, cfg.Output, out); err != nil {
+			if err := emit(enc, msg.Configuration, cfg.Output, mode, out); err != nil {
 				return err
 			}
 			if cfg.Output != "" {
@@ -93,8 +100,9 @@ type encoders struct {
 	yaml dynamic.YAMLEncoder
 }
 
-// emit writes one configuration: a line of JSON on out, or YAML to file.
-func emit(enc *encoders, conf *dynamic.Configuration, file string, out io.Writer) error {
+// emit writes one configuration: a line of JSON on out, or YAML to file
+// with the given mode.
+func emit(enc *encoders, conf *dynamic.Configuration, file string, mode os.FileMode, out io.Writer) error {
 	if file == "" {
 		line, err := enc.json.Encode(conf)
 		if err != nil {
@@ -108,23 +116,42 @@ func emit(enc *encoders, conf *dynamic.Configuration, file string, out io.Writer
 		return err
 	}
 	// Traefik's file provider reads the file as a Go template.
-	return writeFileAtomic(file, dynamic.FileProviderText(data))
+	return writeFileAtomic(file, dynamic.FileProviderText(data), mode)
+}
+
+// tempPattern names the temporary files beside path that writeFileAtomic
+// renames over it.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// removeStaleTemps removes the temporary files a killed watch left beside
+// path: each holds a whole configuration, private keys included.
+func removeStaleTemps(path string, logger zerolog.Logger) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path)))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			logger.Warn().Err(err).Str("file", f).Msg("cannot remove a temporary file a previous run left")
+			continue
+		}
+		logger.Info().Str("file", f).Msg("removed a temporary file a previous run left")
+	}
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames it
-// over path, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
+// over path, so a reader never sees half a file. The file has mode, whatever
+// the umask: the temporary file is created 0600 and changed to mode before
+// anything is written to it.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("output: %w", err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("output: %w", err)
 	}

@@ -65,7 +65,13 @@ type liveProcess struct {
 // process runs and after it exits.
 func startLive(t *testing.T, args ...string) *liveProcess {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return startProcess(t, binary, args...)
+}
+
+// startProcess starts a program as startLive starts the binary.
+func startProcess(t *testing.T, program string, args ...string) *liveProcess {
+	t.Helper()
+	cmd := exec.Command(program, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"HOME=" + cmd.Dir, "PATH=" + os.Getenv("PATH")}
 	r, w, err := os.Pipe()
@@ -193,7 +199,7 @@ func TestWatchWritesTheOutputFileAtomically(t *testing.T) {
 	assert.Equal(t, []string{"dynamic.yaml"}, names, "no temporary file is left behind")
 	info, err := os.Stat(file)
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "it holds private keys")
 	rest, err := io.ReadAll(p.stdout)
 	require.NoError(t, err)
 	assert.Empty(t, string(rest), "the configuration goes to the file, not to stdout")

@@ -30,14 +30,4 @@ func rootCommand() *cli.Command {
 	return root
 }
 
-// loaders read the configuration from a file (--configfile or a default
-// location), else from flags, else from SLICEWAY_* environment variables.
-func loaders() []cli.ResourceLoader {
-	return []cli.ResourceLoader{
-		&cli.FileLoader{ConfigFileFlag: "configfile", BasePaths: []string{"/etc/sliceway/sliceway", "./sliceway"}},
-		&cli.FlagLoader{},
-		&cli.EnvLoader{Prefix: "SLICEWAY_"},
-	}
-}
-
 func newConfiguration() *static.Configuration { return static.New() }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,14 +24,14 @@ import (
 const syncTimeout = 60 * time.Second
 
 func renderCommand(out io.Writer) *cli.Command {
-	cfg := newConfiguration()
+	cfg, src := newConfiguration(), &configSource{}
 	return &cli.Command{
 		Name:          "render",
 		Description:   "Print the dynamic configuration of a cluster, of manifests (--manifests) or of the bundled demo, once.",
 		Configuration: cfg,
-		Resources:     loaders(),
+		Resources:     loaders(src),
 		Run: func([]string) error {
-			return runRender(context.Background(), cfg, out)
+			return runRender(context.Background(), cfg, src, out)
 		},
 	}
 }
@@ -41,8 +40,8 @@ func renderCommand(out io.Writer) *cli.Command {
 // could not be used.
 var errUnusableInput = errors.New("some input could not be used (see the errors above)")
 
-func runRender(ctx context.Context, cfg *static.Configuration, out io.Writer) error {
-	logger, err := cfg.Log.NewLogger(os.Stderr)
+func runRender(ctx context.Context, cfg *static.Configuration, src *configSource, out io.Writer) error {
+	logger, err := newLogger(cfg, src)
 	if err != nil {
 		return err
 	}

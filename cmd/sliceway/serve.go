@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/traefik/paerser/cli"
 
@@ -21,105 +21,20 @@ import (
 )
 
 func serveCommand() *cli.Command {
-	cfg := newConfiguration()
+	cfg, src := newConfiguration(), &configSource{}
 	return &cli.Command{
 		Name: "serve",
 		Description: "Stay up and serve the latest configuration at GET /api/config for Traefik's HTTP provider, " +
 			"with /healthz and /metrics.",
 		Configuration: cfg,
-		Resources:     loaders(),
+		Resources:     loaders(src),
 		Run: func([]string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runServe(ctx, cfg)
+			return runServe(ctx, cfg, src)
 		},
 	}
 }
-
-// metrics implements ingress.Observer with Prometheus collectors.
-type metrics struct {
-	registry   *prometheus.Registry
-	sent       prometheus.Counter
-	renders    prometheus.Histogram
-	kinds      *prometheus.CounterVec
-	translated prometheus.Counter
-	refreshed  prometheus.Counter
-	events     *prometheus.CounterVec
-	lastSync   prometheus.Gauge
-	objectErrs prometheus.Gauge
-	encoded    prometheus.Counter
-}
-
-func newMetrics() *metrics {
-	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		sent: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "sliceway_configurations_sent_total",
-			Help: "Configurations sent because they differed from the previous one.",
-		}),
-		renders: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "sliceway_render_duration_seconds",
-			Help:    "Time to render a configuration from the informer caches.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
-		}),
-		kinds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sliceway_renders_total",
-			Help: "Renders by kind: full, incremental (only what depends on the changed objects), reassembled (incremental, all router names given again) or recovered (an incremental render failed and was done in full).",
-		}, []string{"kind"}),
-		translated: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "sliceway_ingresses_translated_total",
-			Help: "Ingresses translated by renders: every served one in a full render, those that depend on the changed objects in an incremental one.",
-		}),
-		refreshed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "sliceway_load_balancers_refreshed_total",
-			Help: "Load balancers rebuilt in place after a change of their Service, EndpointSlices or the Nodes, without translating the Ingresses that use them.",
-		}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sliceway_events_total",
-			Help: "Informer events by kind; result is changed (rendered) or filtered (dropped by the change filter).",
-		}, []string{"kind", "result"}),
-		lastSync: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "sliceway_last_sync_timestamp_seconds",
-			Help: "Unix time of the last render from synced caches.",
-		}),
-		objectErrs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "sliceway_object_errors",
-			Help: "Problems with individual objects found by the last render.",
-		}),
-		encoded: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "sliceway_configurations_encoded_total",
-			Help: "Configurations written as JSON for GET /api/config: each the first time it is read, so configurations that no poll read are never written.",
-		}),
-	}
-	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.translated, m.refreshed, m.events, m.lastSync, m.objectErrs, m.encoded,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
-}
-
-func (m *metrics) Event(kind string, changed bool) {
-	result := "filtered"
-	if changed {
-		result = "changed"
-	}
-	m.events.WithLabelValues(kind, result).Inc()
-}
-
-func (m *metrics) Rendered(at time.Time, took time.Duration, objectErrors int) {
-	m.renders.Observe(took.Seconds())
-	m.lastSync.Set(float64(at.UnixNano()) / 1e9)
-	m.objectErrs.Set(float64(objectErrors))
-}
-
-// RenderedKind implements ingress.RenderKindObserver.
-func (m *metrics) RenderedKind(kind string) { m.kinds.WithLabelValues(kind).Inc() }
-
-// RenderedWork implements ingress.RenderWorkObserver.
-func (m *metrics) RenderedWork(translated, refreshed int) {
-	m.translated.Add(float64(translated))
-	m.refreshed.Add(float64(refreshed))
-}
-
-func (m *metrics) Sent() { m.sent.Inc() }
 
 // latest holds the newest configuration and writes its JSON when it is
 // first asked for. Configurations may follow each other faster than
@@ -169,9 +84,12 @@ func (l *latest) text() ([]byte, error) {
 	return body, nil
 }
 
-func newServeMux(l *latest, m *metrics) *http.ServeMux {
+// newServeMux routes serve's paths. /api/config holds private keys and
+// goes through guard; /healthz and /metrics hold no secret and answer
+// anyone, so kubelet probes and Prometheus need no credential.
+func newServeMux(l *latest, m *metrics, guard func(http.Handler) http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/config", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /api/config", guard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		body, err := l.text()
 		if err != nil {
 			http.Error(w, "the configuration cannot be written as JSON: "+err.Error(), http.StatusInternalServerError)
@@ -183,7 +101,7 @@ func newServeMux(l *latest, m *metrics) *http.ServeMux {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
-	})
+	})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if l.current() == nil {
 			http.Error(w, "no configuration yet", http.StatusServiceUnavailable)
@@ -195,28 +113,56 @@ func newServeMux(l *latest, m *metrics) *http.ServeMux {
 	return mux
 }
 
-func runServe(ctx context.Context, cfg *static.Configuration) error {
-	logger, err := cfg.Log.NewLogger(os.Stderr)
+func runServe(ctx context.Context, cfg *static.Configuration, src *configSource) error {
+	logger, err := newLogger(cfg, src)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Serve.Address)
+	opts := cfg.Serve
+	insecure, err := opts.Validate()
+	if err != nil {
+		return err
+	}
+	if insecure {
+		logger.Warn().Str("address", opts.Address).Bool("tls", opts.HasTLS()).Bool("credentials", opts.HasCredentials()).
+			Msg("serve.insecure=true: /api/config, which holds the private keys of the Ingresses' TLS Secrets, is served beyond loopback without TLS or without credentials; anyone who reaches it can read them")
+	}
+	m := newMetrics()
+	creds, err := newCredentials(opts, m.denied, logger)
+	if err != nil {
+		return err
+	}
+	var tlsConf *tls.Config
+	if opts.HasTLS() {
+		if tlsConf, err = serverTLS(opts, logger); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", opts.Address)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	m := newMetrics()
 	msgs, done, err := startProvider(ctx, cfg, logger, m)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	current := latest{encoded: m.encoded}
-	server := &http.Server{Handler: newServeMux(&current, m), ReadHeaderTimeout: 10 * time.Second}
+	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), newConnLimit(opts.MaxConnections, m.evicted), logger)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- server.Serve(ln) }()
-	logger.Info().Str("address", ln.Addr().String()).Msg("serving /api/config, /healthz and /metrics")
+	go func() {
+		if tlsConf == nil {
+			serveErr <- server.Serve(ln)
+			return
+		}
+		server.TLSConfig = tlsConf
+		serveErr <- server.ServeTLS(ln, "", "")
+	}()
+	logger.Info().Str("address", ln.Addr().String()).Bool("tls", tlsConf != nil).
+		Bool("clientCertificate", creds.clientCAs != nil).Bool("token", creds.token != nil).
+		Msg("serving /api/config, /healthz and /metrics")
 
 	shutdown := func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)

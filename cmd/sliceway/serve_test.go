@@ -34,7 +34,7 @@ func serveTestConfiguration(rule string) *dynamic.Configuration {
 func TestServeWritesTheConfigurationsThatAreRead(t *testing.T) {
 	encoded := prometheus.NewCounter(prometheus.CounterOpts{Name: "encoded"})
 	l := &latest{encoded: encoded}
-	srv := httptest.NewServer(newServeMux(l, newMetrics()))
+	srv := httptest.NewServer(newServeMux(l, newMetrics(), func(h http.Handler) http.Handler { return h }))
 	defer srv.Close()
 	get := func(path string) (int, string) {
 		t.Helper()

@@ -19,7 +19,7 @@ import (
 func TestWatchOutputIsReadAsATemplate(t *testing.T) {
 	conf := serveTestConfiguration("PathPrefix(\"/{{env `HOME`}}\") || Path(\"/{{ .Oops\")")
 	file := filepath.Join(t.TempDir(), "sliceway.yaml")
-	require.NoError(t, emit(&encoders{}, conf, file, nil))
+	require.NoError(t, emit(&encoders{}, conf, file, 0o600, nil))
 	written, err := os.ReadFile(file)
 	require.NoError(t, err)
 	want, err := dynamic.MarshalYAML(conf)

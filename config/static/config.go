@@ -3,6 +3,10 @@
 package static
 
 import (
+	"fmt"
+	"os"
+	"strconv"
+
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
 )
 
@@ -15,12 +19,8 @@ type Configuration struct {
 	Demo       bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
 	Format     string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
 	Output     string     `description:"File that watch writes each new configuration to, as YAML, atomically, for Traefik's file provider (which reads it as a Go template: each {{ is written as an action that gives it back), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
+	OutputMode string     `description:"Permission bits of the file watch writes, in octal: 0600 (the file holds the private keys of the Ingresses' TLS Secrets); 0640 lets the file's group read it." json:"outputMode,omitempty" toml:"outputMode,omitempty" yaml:"outputMode,omitempty"`
 	Serve      *Serve     `description:"The HTTP server of serve." json:"serve,omitempty" toml:"serve,omitempty" yaml:"serve,omitempty" export:"true"`
-}
-
-// Serve configures the HTTP server of the serve command.
-type Serve struct {
-	Address string `description:"Address to listen on: /api/config (the configuration for Traefik's HTTP provider), /healthz and /metrics." json:"address,omitempty" toml:"address,omitempty" yaml:"address,omitempty"`
 }
 
 // Log configures logging; logs go to stderr.
@@ -39,9 +39,26 @@ func New() *Configuration {
 	p := &ingress.Provider{}
 	p.SetDefaults()
 	return &Configuration{
-		Log:       &Log{Level: "info", Format: "text"},
-		Providers: &Providers{KubernetesIngress: p},
-		Format:    "json",
-		Serve:     &Serve{Address: ":8080"},
+		Log:        &Log{Level: "info", Format: "text"},
+		Providers:  &Providers{KubernetesIngress: p},
+		Format:     "json",
+		OutputMode: "0600",
+		Serve:      newServe(),
 	}
+}
+
+// FileMode is the mode of the file watch writes, from OutputMode: octal
+// permission bits that at least let the owner read and write it.
+func (c *Configuration) FileMode() (os.FileMode, error) {
+	if c.OutputMode == "" {
+		return 0o600, nil
+	}
+	bits, err := strconv.ParseUint(c.OutputMode, 8, 32)
+	if err != nil || bits > 0o777 {
+		return 0, fmt.Errorf("outputMode %q: must be octal permission bits such as 0600 or 0640", c.OutputMode)
+	}
+	if bits&0o600 != 0o600 {
+		return 0, fmt.Errorf("outputMode %q: the owner must be able to read and write the file (0600 at least)", c.OutputMode)
+	}
+	return os.FileMode(bits), nil
 }

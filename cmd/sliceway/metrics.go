@@ -1,0 +1,103 @@
+package main
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics implements ingress.Observer with Prometheus collectors.
+type metrics struct {
+	registry   *prometheus.Registry
+	sent       prometheus.Counter
+	renders    prometheus.Histogram
+	kinds      *prometheus.CounterVec
+	translated prometheus.Counter
+	refreshed  prometheus.Counter
+	events     *prometheus.CounterVec
+	lastSync   prometheus.Gauge
+	objectErrs prometheus.Gauge
+	encoded    prometheus.Counter
+	denied     *prometheus.CounterVec
+	evicted    prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		sent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_configurations_sent_total",
+			Help: "Configurations sent because they differed from the previous one.",
+		}),
+		renders: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "sliceway_render_duration_seconds",
+			Help:    "Time to render a configuration from the informer caches.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}),
+		kinds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sliceway_renders_total",
+			Help: "Renders by kind: full, incremental (only what depends on the changed objects), reassembled (incremental, all router names given again) or recovered (an incremental render failed and was done in full).",
+		}, []string{"kind"}),
+		translated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_ingresses_translated_total",
+			Help: "Ingresses translated by renders: every served one in a full render, those that depend on the changed objects in an incremental one.",
+		}),
+		refreshed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_load_balancers_refreshed_total",
+			Help: "Load balancers rebuilt in place after a change of their Service, EndpointSlices or the Nodes, without translating the Ingresses that use them.",
+		}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sliceway_events_total",
+			Help: "Informer events by kind; result is changed (rendered) or filtered (dropped by the change filter).",
+		}, []string{"kind", "result"}),
+		lastSync: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sliceway_last_sync_timestamp_seconds",
+			Help: "Unix time of the last render from synced caches.",
+		}),
+		objectErrs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sliceway_object_errors",
+			Help: "Problems with individual objects found by the last render.",
+		}),
+		encoded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_configurations_encoded_total",
+			Help: "Configurations written as JSON for GET /api/config: each the first time it is read, so configurations that no poll read are never written.",
+		}),
+		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sliceway_serve_requests_denied_total",
+			Help: "Requests for /api/config refused for their credentials, by reason: no_certificate, bad_certificate, no_token or bad_token.",
+		}, []string{"reason"}),
+		evicted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_serve_connections_evicted_total",
+			Help: "Connections closed because serve.maxConnections were open: the one that had waited longest without a request, or the newcomer when all were busy.",
+		}),
+	}
+	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.translated, m.refreshed, m.events, m.lastSync, m.objectErrs, m.encoded, m.denied, m.evicted,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) Event(kind string, changed bool) {
+	result := "filtered"
+	if changed {
+		result = "changed"
+	}
+	m.events.WithLabelValues(kind, result).Inc()
+}
+
+func (m *metrics) Rendered(at time.Time, took time.Duration, objectErrors int) {
+	m.renders.Observe(took.Seconds())
+	m.lastSync.Set(float64(at.UnixNano()) / 1e9)
+	m.objectErrs.Set(float64(objectErrors))
+}
+
+// RenderedKind implements ingress.RenderKindObserver.
+func (m *metrics) RenderedKind(kind string) { m.kinds.WithLabelValues(kind).Inc() }
+
+// RenderedWork implements ingress.RenderWorkObserver.
+func (m *metrics) RenderedWork(translated, refreshed int) {
+	m.translated.Add(float64(translated))
+	m.refreshed.Add(float64(refreshed))
+}
+
+func (m *metrics) Sent() { m.sent.Inc() }
