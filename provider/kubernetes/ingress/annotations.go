@@ -13,6 +13,7 @@ import (
 	"github.com/traefik/paerser/parser"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
 // AnnotationPrefix starts every annotation the provider reads.
@@ -80,7 +81,12 @@ type annotationError struct {
 }
 
 func (e *annotationError) Error() string {
-	return fmt.Sprintf("annotation %s: %v", e.Annotation, e.Err)
+	return fmt.Sprintf("annotation %s: %v", excerpt.Text(e.Annotation), e.Err)
+}
+
+// field names the annotation as a field of its object.
+func (e *annotationError) field() string {
+	return "metadata.annotations[" + excerpt.Text(e.Annotation) + "]"
 }
 
 func (e *annotationError) Unwrap() error { return e.Err }
@@ -114,15 +120,43 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	slices.Sort(keys)
 	for _, label := range keys {
 		if oneErr := decode(map[string]string{label: labels[label]}, fresh(), filter); oneErr != nil {
-			return &annotationError{Annotation: origin[label], Err: oneErr}
+			return &annotationError{Annotation: origin[label], Err: shortError(oneErr, labels[label])}
 		}
 	}
 	names := make([]string, 0, len(keys))
 	for _, label := range keys {
 		names = append(names, origin[label])
 	}
-	return &annotationError{Annotation: strings.Join(names, ", "), Err: err}
+	return &annotationError{Annotation: strings.Join(names, ", "), Err: shortError(err, "")}
 }
+
+// shortError is an error of the label parser, whose text may hold the
+// whole value (strconv's errors quote it) or a name of any length: the
+// value is quoted as excerpt quotes it, and a text still long (a name) is
+// cut.
+func shortError(err error, value string) error {
+	text := err.Error()
+	short := text
+	if len(value) > excerpt.Max {
+		short = strings.ReplaceAll(short, strconv.Quote(value), excerpt.Quote(value))
+	}
+	if len(short) > 4*excerpt.Max {
+		short = excerpt.Text(short)
+	}
+	if short == text {
+		return err
+	}
+	return &shortened{text: short, err: err}
+}
+
+// shortened is an error told in fewer words.
+type shortened struct {
+	text string
+	err  error
+}
+
+func (s *shortened) Error() string { return s.text }
+func (s *shortened) Unwrap() error { return s.err }
 
 // decode is parser.Decode, with a panic of the parser turned into an
 // error: the annotations are anyone's input, and one Ingress's must never
@@ -130,7 +164,7 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 func decode(labels map[string]string, element any, filter string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the annotation cannot be parsed (%v)", p)
+			err = fmt.Errorf("the annotation cannot be parsed (%s)", excerpt.Text(fmt.Sprint(p)))
 		}
 	}()
 	return parser.Decode(labels, element, parser.DefaultRootName, filter)
@@ -144,7 +178,7 @@ func checkNames(labels, origin map[string]string) error {
 		for elem := range strings.SplitSeq(label, ".") {
 			if strings.HasSuffix(elem, "]") && strings.IndexByte(elem, '[') < 1 {
 				return &annotationError{Annotation: origin[label],
-					Err: fmt.Errorf("%q is neither a field name nor a field name with an index in brackets", elem)}
+					Err: fmt.Errorf("%s is neither a field name nor a field name with an index in brackets", excerpt.Quote(elem))}
 			}
 		}
 	}
@@ -160,7 +194,7 @@ func checkControlCharacters(labels, origin map[string]string) error {
 		value := labels[label]
 		for i := 0; i < len(value); i++ {
 			if c := value[i]; c < 0x20 || c == 0x7f {
-				return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%q holds a control character", value)}
+				return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%s holds a control character", excerpt.Quote(value))}
 			}
 		}
 	}
@@ -184,7 +218,7 @@ func checkSwitches(labels, origin map[string]string) error {
 		}
 		on, err := strconv.ParseBool(strings.TrimSpace(value))
 		if err != nil {
-			return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%q is not a boolean", value)}
+			return &annotationError{Annotation: origin[label], Err: fmt.Errorf("%s is not a boolean", excerpt.Quote(value))}
 		}
 		if on {
 			labels[label] = "true"
@@ -270,7 +304,7 @@ func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, 
 	if r.PathMatcher != "" && !slices.Contains(pathMatchers, r.PathMatcher) {
 		return nil, &annotationError{
 			Annotation: asWritten(annotations, "router.pathmatcher"),
-			Err:        fmt.Errorf("%q is not one of %s", r.PathMatcher, strings.Join(pathMatchers, ", ")),
+			Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(r.PathMatcher), strings.Join(pathMatchers, ", ")),
 		}
 	}
 	if r.TLS != nil {
@@ -279,7 +313,7 @@ func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, 
 				name := domainAnnotation(annotations, i)
 				return nil, &annotationError{
 					Annotation: name,
-					Err:        fmt.Errorf("%s has neither main nor sans", strings.TrimPrefix(name, AnnotationPrefix)),
+					Err:        fmt.Errorf("%s has neither main nor sans", excerpt.Text(strings.TrimPrefix(name, AnnotationPrefix))),
 				}
 			}
 		}
@@ -308,7 +342,7 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 	if s.ServersScheme != "" && !slices.Contains(serverSchemes, s.ServersScheme) {
 		return nil, &annotationError{
 			Annotation: asWritten(annotations, "service.serversscheme"),
-			Err:        fmt.Errorf("%q is not one of %s", s.ServersScheme, strings.Join(serverSchemes, ", ")),
+			Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(s.ServersScheme), strings.Join(serverSchemes, ", ")),
 		}
 	}
 	if s.Sticky != nil && s.Sticky.Cookie != nil {
@@ -316,7 +350,7 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 		if c.SameSite != "" && !slices.Contains(sameSites, strings.ToLower(c.SameSite)) {
 			return nil, &annotationError{
 				Annotation: asWritten(annotations, "service.sticky.cookie.samesite"),
-				Err:        fmt.Errorf("%q is not one of %s", c.SameSite, strings.Join(sameSites, ", ")),
+				Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(c.SameSite), strings.Join(sameSites, ", ")),
 			}
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/internal/natural"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
@@ -1782,7 +1783,7 @@ func (e *engine) resolve(out *output, g *routerGroup) bool {
 func (e *engine) addRouter(out *output, g *routerGroup, name string, free bool, pr *pendingRouter) bool {
 	if !free && out.router(name) != nil {
 		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
-			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", name)}
+			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", excerpt.Text(name))}
 		switch {
 		case g.named(name): // by an older path of this group
 			e.errGroups[g] = append(e.errGroups[g], taken)
@@ -1921,7 +1922,7 @@ func (e *engine) settleTies(out *output) {
 			ing := c.pr.part.ing
 			e.tieErrs = append(e.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.path.String(), Severity: SeverityError,
 				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
-					winner.pr.part.ing.Namespace, winner.pr.part.ing.Name, rule, winner.name, c.name)})
+					winner.pr.part.ing.Namespace, winner.pr.part.ing.Name, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))})
 		}
 	}
 	e.errsDirty = true

@@ -3,14 +3,18 @@ package ingress
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
 // Normalize joins the runs of letters and digits of name with single dashes:
@@ -154,7 +158,7 @@ func specPriority(host string, p netv1.HTTPIngressPath) int {
 func checkHost(host string) error {
 	if rest, ok := strings.CutPrefix(host, "*."); ok {
 		if _, err := regexp.Compile(`^[a-zA-Z0-9-]+\.` + regexp.QuoteMeta(rest) + `$`); err != nil {
-			return fmt.Errorf("wildcard host %q does not make a valid HostRegexp: %w", host, err)
+			return fmt.Errorf("wildcard host %s does not make a valid HostRegexp: %w", excerpt.Quote(host), regexpError(err))
 		}
 	}
 	return nil
@@ -166,10 +170,21 @@ func checkPath(p netv1.HTTPIngressPath, matcher string) error {
 	implementationSpecific := p.PathType == nil || *p.PathType == "" || *p.PathType == netv1.PathTypeImplementationSpecific
 	if matcher == "PathRegexp" && implementationSpecific && p.Path != "" {
 		if _, err := regexp.Compile(p.Path); err != nil {
-			return fmt.Errorf("path %q is not a regular expression (router.pathmatcher is PathRegexp): %w", p.Path, err)
+			return fmt.Errorf("path %s is not a regular expression (router.pathmatcher is PathRegexp): %w", excerpt.Quote(p.Path), regexpError(err))
 		}
 	}
 	return nil
+}
+
+// regexpError is an error of regexp.Compile, whose text holds the part of
+// the expression at fault (all of it, for some errors), with that part cut
+// as excerpt cuts it.
+func regexpError(err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) && len(se.Expr) > excerpt.Max {
+		return &syntax.Error{Code: se.Code, Expr: excerpt.Text(se.Expr)}
+	}
+	return err
 }
 
 // pathRule matches the path of an Ingress path. matcher is the

@@ -17,6 +17,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
@@ -299,7 +300,7 @@ func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 		field := "metadata.annotations"
 		var ae *annotationError
 		if errors.As(err, &ae) {
-			field = fmt.Sprintf("metadata.annotations[%s]", ae.Annotation)
+			field = ae.field()
 			err = ae.Err
 		}
 		p.errorf(field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
@@ -497,7 +498,7 @@ func (e *engine) lacksServers(en *serviceEntry) bool {
 func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.IngressServiceBackend, scratch *[]endpoints.Backend) {
 	svc := en.svc()
 	if svc == nil {
-		en.err = fmt.Errorf("service %s/%s not found", namespace, sb.Name)
+		en.err = fmt.Errorf("service %s/%s not found", namespace, excerpt.Text(sb.Name))
 		return
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName && !e.opts.AllowExternalNameServices {
@@ -510,7 +511,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		return
 	}
 	if portSpec.Protocol != "" && portSpec.Protocol != corev1.ProtocolTCP {
-		en.err = fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), portSpec.Protocol)
+		en.err = fmt.Errorf("service %s/%s port %s is %s, not TCP", namespace, sb.Name, portString(sb.Port), excerpt.Text(string(portSpec.Protocol)))
 		return
 	}
 	sa, err := e.serviceSets.parse(svc.Annotations, parseServiceAnnotations)
@@ -518,7 +519,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		var ae *annotationError
 		if errors.As(err, &ae) {
 			en.errs = append(en.errs, &ObjectError{Kind: "Service", Namespace: namespace, Name: sb.Name,
-				Field: fmt.Sprintf("metadata.annotations[%s]", ae.Annotation), Severity: SeverityError, Err: ae.Err})
+				Field: ae.field(), Severity: SeverityError, Err: ae.Err})
 		}
 		en.err = fmt.Errorf("service %s/%s has an invalid annotation: %w", namespace, sb.Name, err)
 		return
@@ -552,7 +553,7 @@ func (e *engine) buildService(en *serviceEntry, namespace string, sb *netv1.Ingr
 		lb.Servers, err = e.nodePortServers(svc, portSpec, scheme)
 	case svc.Spec.Type == corev1.ServiceTypeExternalName:
 		if reason := e.refusedExternalName(svc.Spec.ExternalName); reason != "" {
-			en.err = fmt.Errorf("service %s/%s: externalName %q is %s: never used as a server", namespace, sb.Name, svc.Spec.ExternalName, reason)
+			en.err = fmt.Errorf("service %s/%s: externalName %s is %s: never used as a server", namespace, sb.Name, excerpt.Quote(svc.Spec.ExternalName), reason)
 			return
 		}
 		lb.Servers = []dynamic.Server{{URL: scheme + "://" + net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(portSpec.Port)))}}
@@ -586,7 +587,7 @@ func (e *engine) ingressCerts(p *ingressPart) {
 		field := func() string { return fmt.Sprintf("spec.tls[%d].secretName", i) }
 		secret := e.snap.Secret(ing.Namespace, entry.SecretName)
 		if secret == nil {
-			p.errorf(field(), SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, entry.SecretName))
+			p.errorf(field(), SeverityError, fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, excerpt.Text(entry.SecretName)))
 			continue
 		}
 		cert, err := e.opts.certs.check(id, secret)
@@ -638,7 +639,7 @@ func refersTo(ref netv1.ServiceBackendPort, name string, number int32) bool {
 
 func portString(ref netv1.ServiceBackendPort) string {
 	if ref.Name != "" {
-		return strconv.Quote(ref.Name)
+		return excerpt.Quote(ref.Name)
 	}
 	return strconv.Itoa(int(ref.Number))
 }
