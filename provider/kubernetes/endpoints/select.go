@@ -15,6 +15,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/internal/natural"
 )
 
@@ -40,8 +41,8 @@ func ParseTerminatingPolicy(s string) (TerminatingPolicy, error) {
 	case TerminatingFence, TerminatingExclude:
 		return p, nil
 	}
-	return "", fmt.Errorf("invalid terminating policy %q: accepted values are %q (default), %q and %q",
-		s, TerminatingFallback, TerminatingFence, TerminatingExclude)
+	return "", fmt.Errorf("invalid terminating policy %s: accepted values are %q (default), %q and %q",
+		excerpt.Quote(s), TerminatingFallback, TerminatingFence, TerminatingExclude)
 }
 
 // Options tune Select.
@@ -470,7 +471,7 @@ func (sel *selector) wanted(s *discoveryv1.EndpointSlice) bool {
 		manager := s.Labels[discoveryv1.LabelManagedBy]
 		if !slices.Contains(sel.opts.Managers, manager) {
 			sel.report(s, "metadata.labels["+discoveryv1.LabelManagedBy+"]",
-				fmt.Errorf("managed by %q, which endpointSliceManagers does not list: the slice is ignored", manager))
+				fmt.Errorf("managed by %s, which endpointSliceManagers does not list: the slice is ignored", excerpt.Quote(manager)))
 			return false
 		}
 	}
@@ -494,11 +495,11 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []
 			continue
 		}
 		if p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP {
-			sel.report(s, fmt.Sprintf("ports[%d].protocol", i), fmt.Errorf("port %q is %s, not TCP", name, *p.Protocol))
+			sel.report(s, fmt.Sprintf("ports[%d].protocol", i), fmt.Errorf("port %s is %s, not TCP", excerpt.Quote(name), excerpt.Text(string(*p.Protocol))))
 			continue
 		}
 		if p.Port == nil {
-			sel.report(s, fmt.Sprintf("ports[%d].port", i), fmt.Errorf("port %q has no number", name))
+			sel.report(s, fmt.Sprintf("ports[%d].port", i), fmt.Errorf("port %s has no number", excerpt.Quote(name)))
 			continue
 		}
 		portIdx = i
@@ -521,7 +522,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []
 			return cands
 		}
 	default:
-		sel.report(s, "addressType", fmt.Errorf("unsupported address type %q (want IPv4, IPv6 or FQDN)", string(s.AddressType)))
+		sel.report(s, "addressType", fmt.Errorf("unsupported address type %s (want IPv4, IPv6 or FQDN)", excerpt.Quote(string(s.AddressType))))
 		return cands
 	}
 
@@ -562,7 +563,7 @@ func (sel *selector) collect(s *discoveryv1.EndpointSlice, cands []candidate) []
 			}
 			if reason != "" {
 				if refused == 0 {
-					firstRefused, firstReason = fmt.Sprintf("endpoints[%d].addresses[%d]", i, j), fmt.Sprintf("%q is %s", raw, reason)
+					firstRefused, firstReason = fmt.Sprintf("endpoints[%d].addresses[%d]", i, j), excerpt.Quote(raw)+" is "+reason
 				}
 				refused++
 				continue
@@ -846,7 +847,7 @@ func parseAddress(t discoveryv1.AddressType, raw string) (ip netip.Addr, name, t
 	if t == discoveryv1.AddressTypeFQDN {
 		name = strings.ToLower(raw)
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-			return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid DNS-1123 subdomain: %s", raw, strings.Join(errs, "; "))
+			return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid DNS-1123 subdomain: %s", excerpt.Quote(raw), strings.Join(errs, "; "))
 		}
 		// A dotted-quad name is dialled as that IP: treat it as one so that it
 		// deduplicates and sorts with the IP backends.
@@ -863,16 +864,16 @@ func parseAddress(t discoveryv1.AddressType, raw string) (ip netip.Addr, name, t
 	ip, err = netip.ParseAddr(raw)
 	switch {
 	case err != nil:
-		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid %s address", raw, family)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address", excerpt.Quote(raw), family)
 	case ip.Zone() != "":
-		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid %s address: zones are not allowed", raw, family)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address: zones are not allowed", excerpt.Quote(raw), family)
 	case t == discoveryv1.AddressTypeIPv4 && !ip.Is4():
-		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv4 address: it is IPv6", raw)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid IPv4 address: it is IPv6", excerpt.Quote(raw))
 	case t == discoveryv1.AddressTypeIPv6 && !ip.Is6():
-		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv6 address: it is IPv4", raw)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid IPv6 address: it is IPv4", excerpt.Quote(raw))
 	case t == discoveryv1.AddressTypeIPv6 && ip.Is4In6():
 		// As Kubernetes validates slices: an IPv4-mapped address is IPv4.
-		return netip.Addr{}, "", "", fmt.Errorf("%q is not a valid IPv6 address: it is an IPv4-mapped address", raw)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid IPv6 address: it is an IPv4-mapped address", excerpt.Quote(raw))
 	}
 	return ip, "", canonical(ip, raw), nil
 }
