@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
 // MaxManifestSize bounds one manifest file, so that a huge or endless input
@@ -274,11 +276,11 @@ func decodeJSON(decoder runtime.Decoder, data []byte, wanted func(schema.GroupVe
 		return decodeList(decoder, fields["items"], wanted)
 	}
 	if wanted != nil && !wanted(gvk) {
-		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", apiVersion, kind)}}
+		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", excerpt.Text(apiVersion), excerpt.Text(kind))}}
 	}
 	obj, _, err := decoder.Decode(data, nil, nil)
 	if err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", apiVersion, kind, err)}}
+		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", excerpt.Text(apiVersion), excerpt.Text(kind), err)}}
 	}
 	if err := checkMeta(obj); err != nil {
 		return nil, []*ManifestError{{Err: fmt.Errorf("%s: %w", kind, err)}}
@@ -351,5 +353,20 @@ func checkMeta(obj runtime.Object) error {
 	if accessor.GetName() == "" {
 		return errors.New("metadata.name is required")
 	}
+	// As the API server would: no object has a longer name, and every
+	// message about an object names it.
+	if name := accessor.GetName(); len(name) > maxNameLength {
+		return fmt.Errorf("metadata.name %s is longer than %d bytes", excerpt.Quote(name), maxNameLength)
+	}
+	if ns := accessor.GetNamespace(); len(ns) > maxNamespaceLength {
+		return fmt.Errorf("metadata.namespace %s is longer than %d bytes", excerpt.Quote(ns), maxNamespaceLength)
+	}
 	return nil
 }
+
+// The longest names Kubernetes gives objects (a DNS subdomain) and
+// namespaces (a DNS label).
+const (
+	maxNameLength      = 253
+	maxNamespaceLength = 63
+)
