@@ -10,24 +10,20 @@ package http
 // then the muxer, with the priorities Traefik's router manager gives).
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/traefik/traefik/v3/pkg/config/dynamic"
 	"github.com/traefik/traefik/v3/pkg/middlewares/requestdecorator"
@@ -332,92 +328,4 @@ func slicewayRequestFor(q slicewayRequest) (*http.Request, error) {
 		req.TLS = &tls.ConnectionState{ServerName: strings.Split(q.Host, ":")[0]}
 	}
 	return req, nil
-}
-
-// TestSlicewayServe starts `sliceway serve --demo` (the binary named by
-// SLICEWAY_BIN) and polls it with Traefik's HTTP provider, as Traefik does
-// at each poll interval: the configuration it sends on must be the one of
-// the case named SLICEWAY_SERVE_CASE, and a second poll must send nothing.
-func TestSlicewayServe(t *testing.T) {
-	bin := os.Getenv("SLICEWAY_BIN")
-	if bin == "" {
-		t.Skip("SLICEWAY_BIN is not set")
-	}
-	file := readSlicewayCases(t)
-	i := slices.IndexFunc(file.Cases, func(c slicewayCase) bool { return c.Name == os.Getenv("SLICEWAY_SERVE_CASE") })
-	if i < 0 {
-		t.Fatalf("no case named %q (SLICEWAY_SERVE_CASE)", os.Getenv("SLICEWAY_SERVE_CASE"))
-	}
-	c := file.Cases[i]
-
-	base := slicewayStartServe(t, bin)
-	p := &Provider{Endpoint: base + "/api/config"}
-	p.SetDefaults()
-	if err := p.Init(); err != nil {
-		t.Fatal(err)
-	}
-	messages := make(chan dynamic.Message, 1)
-	if err := p.updateConfiguration(messages); err != nil {
-		t.Fatalf("Traefik's HTTP provider: %v", err)
-	}
-	msg := <-messages
-	checkRead(t, "served", &c, msg.Configuration)
-	if err := p.updateConfiguration(messages); err != nil {
-		t.Fatalf("Traefik's HTTP provider, second poll: %v", err)
-	}
-	if len(messages) != 0 {
-		t.Error("the second poll of an unchanged configuration sent it again")
-	}
-}
-
-// slicewayStartServe starts `sliceway serve --demo` on a free port and
-// returns its base URL once it has a configuration (/healthz answers).
-func slicewayStartServe(t *testing.T, bin string) string {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--demo", "--serve.address", "127.0.0.1:0", "--log.format", "json")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	// The log names the address it listens on.
-	addresses := make(chan string, 1)
-	go func() {
-		lines := bufio.NewScanner(stderr)
-		for lines.Scan() {
-			var line struct {
-				Address string `json:"address"`
-			}
-			if json.Unmarshal(lines.Bytes(), &line) == nil && line.Address != "" {
-				addresses <- line.Address
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	var base string
-	select {
-	case address := <-addresses:
-		base = "http://" + address
-	case <-time.After(30 * time.Second):
-		t.Fatal("sliceway serve did not say where it listens within 30s")
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			_ = res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sliceway serve at %s has no configuration after 30s", base)
-		}
-	}
 }
