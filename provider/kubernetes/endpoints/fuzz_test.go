@@ -449,26 +449,6 @@ func compareBackends(a, b Backend) int {
 	return cmp.Or(strings.Compare(a.Address, b.Address), cmp.Compare(a.Port, b.Port))
 }
 
-// modelClass is an endpoint's class as the package documentation states
-// it: ready unset is true, serving unset follows ready, terminating unset
-// is false; ready means ready and serving, serving-terminating means not
-// ready but serving and terminating.
-func modelClass(c discoveryv1.EndpointConditions) class {
-	ready := c.Ready == nil || *c.Ready
-	serving := ready
-	if c.Serving != nil {
-		serving = *c.Serving
-	}
-	terminating := c.Terminating != nil && *c.Terminating
-	switch {
-	case ready && serving:
-		return classReady
-	case serving && terminating:
-		return classServingTerminating
-	}
-	return classUnusable
-}
-
 func hasReadyCopy(list []*discoveryv1.EndpointSlice, portName string, opts Options, b Backend) bool {
 	if opts.PublishNotReady {
 		return true

@@ -486,58 +486,7 @@ func TestSelectAddressTypes(t *testing.T) {
 	runSelectCases(t, cases)
 }
 
-// ---- rule 4: conditions ----
-
-func TestSelectConditions(t *testing.T) {
-	// Each case is one endpoint 10.0.0.1 alone (so fallback gives terminating ones Fenced=false)
-	// and the same endpoint next to a ready 10.0.0.100.
-	cases := []struct {
-		name  string
-		cond  discoveryv1.EndpointConditions
-		class string // "ready", "terminating", "unusable"
-	}{
-		{"all nil is ready", conds(nil, nil, nil), "ready"},
-		{"ready true", conds(yes, nil, nil), "ready"},
-		{"ready nil serving false is unusable", conds(nil, no, nil), "unusable"},
-		{"ready true and terminating is ready", conds(yes, yes, yes), "ready"},
-		{"ready true serving false is unusable", conds(yes, no, yes), "unusable"},
-		{"ready true serving false not terminating is unusable", conds(yes, no, no), "unusable"},
-		{"not ready, serving nil takes ready: unusable", conds(no, nil, yes), "unusable"},
-		{"not ready, not serving, not terminating", conds(no, no, no), "unusable"},
-		{"not ready, not serving, terminating", conds(no, no, yes), "unusable"},
-		{"not ready, serving, terminating nil", conds(no, yes, nil), "unusable"},
-		{"not ready, serving, not terminating", conds(no, yes, no), "unusable"},
-		{"not ready, serving, terminating", conds(no, yes, yes), "terminating"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			alone := []*discoveryv1.EndpointSlice{
-				slice("a", discoveryv1.AddressTypeIPv4, http(), ep(tc.cond, "10.0.0.1")),
-			}
-			withReady := []*discoveryv1.EndpointSlice{
-				slice("a", discoveryv1.AddressTypeIPv4, http(), ep(tc.cond, "10.0.0.1"), ready("10.0.0.100")),
-			}
-			var wantAlone, wantWithReady []Backend
-			switch tc.class {
-			case "ready":
-				wantAlone = []Backend{normal("10.0.0.1", 8080)}
-				wantWithReady = []Backend{normal("10.0.0.1", 8080), normal("10.0.0.100", 8080)}
-			case "terminating":
-				wantAlone = []Backend{normal("10.0.0.1", 8080)}
-				wantWithReady = []Backend{fenced("10.0.0.1", 8080), normal("10.0.0.100", 8080)}
-			case "unusable":
-				wantAlone = nil
-				wantWithReady = []Backend{normal("10.0.0.100", 8080)}
-			}
-			got, problems := Select(alone, "http", Options{})
-			assert.Equal(t, wantAlone, got)
-			assert.Empty(t, problems)
-			got, problems = Select(withReady, "http", Options{})
-			assert.Equal(t, wantWithReady, got)
-			assert.Empty(t, problems)
-		})
-	}
-}
+// ---- rule 4: conditions: see conditions_test.go ----
 
 // ---- nil handling ----
 
