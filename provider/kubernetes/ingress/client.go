@@ -125,7 +125,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if opts.Provider != nil {
 		s := newSelection(opts.Provider)
 		sel = &s
-		build = &pathBuild{strictPrefix: opts.Provider.StrictPrefixMatching}
+		build = &pathBuild{strictPrefix: opts.Provider.StrictPrefixMatching, maxOutput: opts.Provider.maxIngressOutput()}
 	}
 	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(sel), order: newIngressOrder(build), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))

@@ -26,7 +26,8 @@ type ingressOrder struct {
 // pathBuild is the options a router of an Ingress path depends on, those
 // the order built its routers with.
 type pathBuild struct {
-	strictPrefix bool // the strictPrefixMatching option
+	strictPrefix bool  // the strictPrefixMatching option
+	maxOutput    int64 // the maxIngressOutput option: no router is built for an Ingress over it
 }
 
 // orderedIngress is an Ingress with its key (namespace/name) and, for each
@@ -45,7 +46,8 @@ type orderedIngress struct {
 // depends on the Ingress alone: its router key, the entry of its backend's
 // Service port and, built with the order's options, its router. The
 // router is nil where the path gets none whatever the Services say: an
-// invalid host, path or annotation, no Service backend.
+// invalid host, path or annotation, no Service backend, an Ingress whose
+// routers would exceed maxIngressOutput.
 type orderedPath struct {
 	routerKey string
 	entryID   string // "" without a Service backend (see entryID)
@@ -61,6 +63,11 @@ func newOrderedIngress(ing *netv1.Ingress, build *pathBuild) *orderedIngress {
 	if build != nil {
 		if a, err := parseRouterAnnotations(ing.Annotations); err == nil {
 			ra = a
+		}
+		if ra != nil && build.maxOutput > 0 {
+			if _, err := checkOutput(ing, ra, build.strictPrefix, build.maxOutput); err != nil {
+				ra = nil // the render refuses it; building its routers is what must not happen
+			}
 		}
 	}
 	paths := o.buf[:0]

@@ -46,6 +46,8 @@ type Provider struct {
 	IPFamily               string    `description:"Address family of the servers: primary (the Service's first ipFamilies entry), ipv4, ipv6 or all." json:"ipFamily,omitempty" toml:"ipFamily,omitempty" yaml:"ipFamily,omitempty" export:"true"`
 	Topology               *Topology `description:"Where this proxy runs, for topology-aware routing by the EndpointSlices' hints." json:"topology,omitempty" toml:"topology,omitempty" yaml:"topology,omitempty" export:"true"`
 
+	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON, estimated before they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
+
 	// Set by the embedding program, never loaded from a configuration.
 	clientset kubernetes.Interface
 	logger    zerolog.Logger
@@ -114,6 +116,7 @@ func (p *Provider) SetDefaults() {
 	p.SyncTimeout = ptypes.Duration(60 * time.Second)
 	p.LeaderElection = &LeaderElection{}
 	p.LeaderElection.SetDefaults()
+	p.MaxIngressOutput = DefaultMaxIngressOutput
 }
 
 // Validate checks the options that can be wrong on their own.
@@ -147,6 +150,9 @@ func (p *Provider) Validate() error {
 	case "", CompressionAuto, CompressionOn, CompressionOff:
 	default:
 		return fmt.Errorf("clientCompression %q: must be auto, on or off", p.ClientCompression)
+	}
+	if p.MaxIngressOutput < 0 {
+		return fmt.Errorf("maxIngressOutput %d: must not be negative (0 is the default, %d bytes)", p.MaxIngressOutput, DefaultMaxIngressOutput)
 	}
 	if p.SyncTimeout <= 0 {
 		return fmt.Errorf("syncTimeout %s: must be positive", p.SyncTimeout)

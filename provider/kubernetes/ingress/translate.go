@@ -306,6 +306,10 @@ func (e *engine) translateInto(p *ingressPart, pre *orderedIngress) {
 		p.errorf(field, SeverityError, fmt.Errorf("%w (the Ingress is skipped)", err))
 		return
 	}
+	if field, err := checkOutput(ing, ra, e.opts.StrictPrefixMatching, e.opts.maxIngressOutput()); err != nil {
+		p.errorf(field, SeverityError, err)
+		return
+	}
 
 	e.ingressCerts(p)
 
