@@ -204,53 +204,6 @@ func assertGettable(t *testing.T, cs kubernetes.Interface, ctx context.Context) 
 	assert.NoError(t, err)
 }
 
-func TestIndexByServiceName(t *testing.T) {
-	tests := []struct {
-		desc string
-		obj  any
-		want []string
-	}{
-		{
-			desc: "labelled slice",
-			obj: &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web-abc",
-				Labels: map[string]string{discoveryv1.LabelServiceName: "web"}}},
-			want: []string{"apps/web"},
-		},
-		{
-			desc: "labelled slice without namespace",
-			obj:  &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}}},
-			want: []string{"/web"},
-		},
-		{
-			desc: "mirrored slice, other labels",
-			obj: &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "m", Labels: map[string]string{
-				discoveryv1.LabelServiceName: "legacy", discoveryv1.LabelManagedBy: "endpointslicemirroring-controller.k8s.io"}}},
-			want: []string{"apps/legacy"},
-		},
-		{desc: "unlabelled slice", obj: &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "x"}}},
-		{
-			desc: "empty label",
-			obj:  &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "x", Labels: map[string]string{discoveryv1.LabelServiceName: ""}}},
-		},
-		{
-			desc: "other labels only",
-			obj:  &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "x", Labels: map[string]string{"app": "web"}}},
-		},
-		{desc: "a Service", obj: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}}}},
-		{desc: "a slice value, not a pointer", obj: discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Labels: map[string]string{discoveryv1.LabelServiceName: "web"}}}},
-		{desc: "a string", obj: "apps/web"},
-		{desc: "nil", obj: nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.desc, func(t *testing.T) {
-			got, err := IndexByServiceName(tc.obj)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-	assert.Equal(t, "apps/web", ServiceIndexKey("apps", "web"))
-}
-
 func TestIsUsedKind(t *testing.T) {
 	used := []schema.GroupVersionKind{
 		{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"},
