@@ -520,3 +520,51 @@ func TestHostileSameObjectTwice(t *testing.T) {
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 	})
 }
+
+// TestHostileIngressOutput: one Ingress of 465 KB, within Kubernetes'
+// limits, whose 2,000 Prefix paths on one host would each copy its 252 KB
+// router.middlewares annotation of 21,000 names: 588 MB of configuration
+// before maxIngressOutput. It is skipped with an error naming it and the
+// annotation; the Ingress next to it is routed, in a configuration and a
+// process of a few megabytes.
+func TestHostileIngressOutput(t *testing.T) {
+	names := make([]string, 21_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%05d@file", i)
+	}
+	var b strings.Builder
+	b.WriteString(hostileService)
+	b.WriteString(hostileSlice("web-1", "IPv4", "8080", hostileEndpoint("10.0.0.1")))
+	fmt.Fprintf(&b, `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: wide
+  namespace: shop
+  annotations:
+    traefik.ingress.kubernetes.io/router.middlewares: %q
+spec:
+  rules:
+    - host: wide.example
+      http:
+        paths:
+`, strings.Join(names, ","))
+	for i := range 2_000 {
+		fmt.Fprintf(&b, "          - {path: /section-%04d, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}\n", i)
+	}
+	require.InDelta(t, 465_000, b.Len(), 20_000, "the size of the finding")
+	file := writeFile(t, t.TempDir(), "wide.yaml", b.String())
+
+	res := renderHostile(t, file)
+	require.Equal(t, 0, res.code, "%.2000s", res.stderr)
+	assert.Less(t, len(res.stdout), 16<<20, "the configuration")
+	conf := parseConf(t, res.stdout)
+	assert.Contains(t, conf.HTTP.Routers, "shop-web-web-example", "the normal Ingress is routed")
+	assert.Len(t, conf.HTTP.Routers, 1, "no router of the wide one")
+	assert.Contains(t, res.stderr, "Ingress shop/wide: metadata.annotations[traefik.ingress.kubernetes.io/router.middlewares]: 2000 routers would each copy the 251999 bytes of this annotation")
+	assert.Contains(t, res.stderr, "over maxIngressOutput (8388608 bytes) (the Ingress is skipped)")
+	assert.Less(t, len(res.stderr), 4096, "no log line echoes the annotation")
+	// Measured: 60-70 MiB (4.9 GiB and a 1 GB configuration before the bound).
+	assert.Less(t, res.maxRSS, int64(200<<20), "peak memory")
+	t.Logf("%d bytes of Ingress: %d bytes of configuration in %s, peak memory %d MiB", b.Len(), len(res.stdout), res.elapsed, res.maxRSS>>20)
+}
