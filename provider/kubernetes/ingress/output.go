@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
 // DefaultMaxIngressOutput is the default of the maxIngressOutput option,
@@ -77,7 +79,7 @@ func checkOutput(ing *netv1.Ingress, ra *routerAnnotations, strictPrefix bool, l
 		if est.group == "router.tls" {
 			key = longestAnnotation(ing.Annotations, est.group)
 		}
-		field, source, size = "metadata.annotations["+key+"]", "annotation", len(ing.Annotations[key])
+		field, source, size = "metadata.annotations["+excerpt.Text(key)+"]", "annotation", len(ing.Annotations[key])
 	} else {
 		size = len(ing.Spec.Rules[est.rule].Host)
 	}
