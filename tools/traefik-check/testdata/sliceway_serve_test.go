@@ -135,7 +135,7 @@ func TestSlicewayServeCredentials(t *testing.T) {
 			TLS: &types.ClientTLS{CA: serverCA.file, Cert: otherCert, Key: otherKey}},
 		"a wrong token": {Endpoint: endpoint, Headers: map[string]string{"Authorization": "Bearer guess"},
 			TLS: &types.ClientTLS{CA: serverCA.file, Cert: clientCert, Key: clientKey}},
-		"no token": {Endpoint: endpoint, TLS: &types.ClientTLS{CA: serverCA.file, Cert: clientCert, Key: clientKey}},
+		"no token":   {Endpoint: endpoint, TLS: &types.ClientTLS{CA: serverCA.file, Cert: clientCert, Key: clientKey}},
 		"plain HTTP": {Endpoint: strings.Replace(endpoint, "https://", "http://", 1), Headers: bearer},
 	} {
 		if conf, err := slicewayPoll(t, p); err == nil {
