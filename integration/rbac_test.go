@@ -9,7 +9,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coordv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/integration/controlplane"
@@ -92,8 +97,10 @@ func webServers(ns string) func(*dynamic.Configuration) bool {
 }
 
 // Test 1: with nothing but what docs/manifests/rbac.yaml grants, a token of
-// ServiceAccount sliceway renders the whole configuration; the same with the
-// namespaced variant and the namespaces option.
+// ServiceAccount sliceway renders the whole configuration, is elected leader
+// on its Lease in namespace sliceway and writes status, and can touch no
+// other Lease (kube-system's above all); the same with the namespaced
+// variant and the namespaces option.
 func TestRBACManifests(t *testing.T) {
 	t.Run("cluster-wide", func(t *testing.T) {
 		cp := startControlPlane(t)
@@ -109,6 +116,7 @@ func TestRBACManifests(t *testing.T) {
 		cfg := r.waitFor(t, "the apps servers", time.Minute, webServers("apps"))
 		app.requireFullConfig(t, cfg)
 		eventually(t, "the status written", time.Minute, func() bool { return slices.Equal(statuses.history("web"), []string{"", "192.0.2.10"}) })
+		requireLeasesConfined(t, cp, r)
 		assert.NotContains(t, r.logs.String(), "forbidden")
 	})
 
@@ -128,6 +136,7 @@ func TestRBACManifests(t *testing.T) {
 		cfg := r.waitFor(t, "the apps servers", time.Minute, webServers("apps"))
 		app.requireFullConfig(t, cfg)
 		eventually(t, "the status written", time.Minute, func() bool { return slices.Equal(statuses.history("web"), []string{"", "192.0.2.10"}) })
+		requireLeasesConfined(t, cp, r)
 		assert.NotContains(t, r.logs.String(), "forbidden")
 	})
 }
@@ -222,4 +231,83 @@ func TestRBACMissingEndpointSlicesRule(t *testing.T) {
 	applyFile(t, cp, rbacManifest)
 	cfg := r.waitFor(t, "the apps servers once the rule is back", 2*time.Minute, webServers("apps"))
 	app.requireFullConfig(t, cfg)
+}
+
+// requireLeasesConfined checks the leader election that r, running as
+// ServiceAccount sliceway, won: its Lease is sliceway/sliceway, held and
+// renewed by r (so get, create and update are granted there), and with the
+// same ServiceAccount's token no other Lease can be created, read or taken
+// over: not those of kube-controller-manager and kube-scheduler in
+// kube-system, not one in a watched namespace, not another in sliceway.
+func requireLeasesConfined(t *testing.T, cp *controlplane.ControlPlane, r *providerRun) {
+	t.Helper()
+	require.True(t, leads(r), "the provider does not lead")
+	leases := cp.Client().CoordinationV1().Leases("sliceway")
+	lease, err := leases.Get(ctx, "sliceway", metav1.GetOptions{})
+	require.NoError(t, err, "no Lease sliceway/sliceway")
+	require.NotNil(t, lease.Spec.HolderIdentity)
+	require.NotNil(t, lease.Spec.RenewTime)
+	holder, renewed := *lease.Spec.HolderIdentity, lease.Spec.RenewTime.Time
+	assert.True(t, strings.Contains(r.logs.String(), holder), "the Lease is held by %q, not by the provider", holder)
+	eventually(t, "the Lease renewed", 30*time.Second, func() bool {
+		l, err := leases.Get(ctx, "sliceway", metav1.GetOptions{})
+		return err == nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(renewed)
+	})
+
+	// The Leases of other components, as they would be on a cluster (this
+	// control plane runs its controller manager without leader election).
+	others := []struct{ namespace, name string }{
+		{"kube-system", "kube-controller-manager"},
+		{"kube-system", "kube-scheduler"},
+		{"apps", "some-controller"},
+		{"sliceway", "another-lease"},
+	}
+	for _, o := range others {
+		owner := o.name + "-holder"
+		_, err := cp.Client().CoordinationV1().Leases(o.namespace).Create(ctx, &coordv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: o.name},
+			Spec:       coordv1.LeaseSpec{HolderIdentity: &owner},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+
+	sa, err := kubernetes.NewForConfig(&rest.Config{
+		Host:            cp.URL,
+		BearerToken:     saToken(t, cp, "sliceway", "sliceway"),
+		TLSClientConfig: rest.TLSClientConfig{CAFile: cp.CAFile},
+	})
+	require.NoError(t, err)
+	forbidden := func(what string, err error) {
+		t.Helper()
+		assert.True(t, apierrors.IsForbidden(err), "%s as ServiceAccount sliceway: want 403 Forbidden, got %v", what, err)
+	}
+	for _, o := range others {
+		where := o.namespace + "/" + o.name
+		ls := sa.CoordinationV1().Leases(o.namespace)
+		_, err := ls.Get(ctx, o.name, metav1.GetOptions{})
+		forbidden("get Lease "+where, err)
+		// A take-over: the admin's copy with the provider as the holder.
+		l, err := cp.Client().CoordinationV1().Leases(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+		require.NoError(t, err)
+		l.Spec.HolderIdentity = &holder
+		_, err = ls.Update(ctx, l, metav1.UpdateOptions{})
+		forbidden("update Lease "+where, err)
+		_, err = ls.Patch(ctx, o.name, "application/merge-patch+json", []byte(`{"spec":{"holderIdentity":"sliceway"}}`), metav1.PatchOptions{})
+		forbidden("patch Lease "+where, err)
+		err = ls.Delete(ctx, o.name, metav1.DeleteOptions{})
+		forbidden("delete Lease "+where, err)
+		if o.namespace != "sliceway" {
+			_, err = ls.Create(ctx, &coordv1.Lease{
+				ObjectMeta: metav1.ObjectMeta{Namespace: o.namespace, Name: "sliceway-" + o.name},
+				Spec:       coordv1.LeaseSpec{HolderIdentity: &holder},
+			}, metav1.CreateOptions{})
+			forbidden("create a Lease in "+o.namespace, err)
+		}
+		// Nothing changed hands.
+		after, err := cp.Client().CoordinationV1().Leases(o.namespace).Get(ctx, o.name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, o.name+"-holder", *after.Spec.HolderIdentity, "Lease %s changed hands", where)
+	}
+	_, err = sa.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{})
+	forbidden("list Leases in kube-system", err)
 }
