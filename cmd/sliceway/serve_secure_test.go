@@ -58,6 +58,24 @@ func fetch(t *testing.T, c *http.Client, url string, header ...string) (int, str
 	return res.StatusCode, string(body), server
 }
 
+// answersOK tells whether GET url answers 200 through c.
+func answersOK(c *http.Client, url string) bool {
+	res, err := c.Get(url)
+	if err != nil {
+		return false
+	}
+	_ = res.Body.Close()
+	return res.StatusCode == http.StatusOK
+}
+
+// serverFlags writes a server certificate the ca signs for 127.0.0.1, and
+// its key, into dir, and returns the flags that give them to serve.
+func serverFlags(t *testing.T, dir string, ca *testCA, name string) []string {
+	t.Helper()
+	certPEM, keyPEM := ca.issue(t, name, x509.ExtKeyUsageServerAuth)
+	return []string{"--serve.tls.cert=" + writePEM(t, dir, "tls.crt", certPEM), "--serve.tls.key=" + writePEM(t, dir, "tls.key", keyPEM)}
+}
+
 // The configuration of the TLS fixture holds a private key: over mutual
 // TLS only a client with a certificate of the client CA gets it; probes
 // and metrics need no certificate; the server's certificate is read again
@@ -79,14 +97,7 @@ func TestServeMutualTLS(t *testing.T) {
 	stranger := tlsClient(serverCA, otherCA.clientPair(t, "traefik"))
 	serverOnly := tlsClient(serverCA, serverCA.clientPair(t, "traefik")) // the server's CA is not the clients'
 
-	liveEventually(t, p, "/healthz over HTTPS without a client certificate", func() bool {
-		res, err := anonymous.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		_ = res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
+	liveEventually(t, p, "/healthz over HTTPS without a client certificate", func() bool { return answersOK(anonymous, base+"/healthz") })
 	code, body, server := fetch(t, traefik, base+"/api/config")
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, "PRIVATE KEY", "the fixture's key, for the proxy")
@@ -136,22 +147,13 @@ func TestServeMutualTLS(t *testing.T) {
 func TestServeBearerToken(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "server CA")
-	certPEM, keyPEM := ca.issue(t, "sliceway", x509.ExtKeyUsageServerAuth)
 	tokenFile := writePEM(t, dir, "token", []byte("first-token\n"))
 	addr := freePort(t)
 	base := "https://" + addr
-	p := startLive(t, "serve", "--manifests="+tlsFixture(t), "--serve.address="+addr,
-		"--serve.tls.cert="+writePEM(t, dir, "tls.crt", certPEM), "--serve.tls.key="+writePEM(t, dir, "tls.key", keyPEM),
-		"--serve.tokenfile="+tokenFile)
+	p := startLive(t, append([]string{"serve", "--manifests=" + tlsFixture(t), "--serve.address=" + addr, "--serve.tokenfile=" + tokenFile},
+		serverFlags(t, dir, ca, "sliceway")...)...)
 	c := tlsClient(ca)
-	liveEventually(t, p, "/healthz without a token", func() bool {
-		res, err := c.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		_ = res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
+	liveEventually(t, p, "/healthz without a token", func() bool { return answersOK(c, base+"/healthz") })
 	for name, header := range map[string][]string{
 		"no header":    nil,
 		"wrong token":  {"Authorization", "Bearer second-token"},
@@ -221,23 +223,15 @@ func TestServeSafeByDefault(t *testing.T) {
 func TestServeHardenedListener(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "server CA")
-	certPEM, keyPEM := ca.issue(t, "sliceway", x509.ExtKeyUsageServerAuth)
 	addr := freePort(t)
 	base := "https://" + addr
 	// With 64 file descriptors, 220 open connections would leave none for
 	// accepting a probe's, were they all kept.
-	p := startProcess(t, "sh", "-c", `ulimit -n 64 && exec "$0" "$@"`, binary,
-		"serve", "--demo", "--serve.address="+addr, "--serve.maxconnections=8", "--log.format=json",
-		"--serve.tls.cert="+writePEM(t, dir, "tls.crt", certPEM), "--serve.tls.key="+writePEM(t, dir, "tls.key", keyPEM))
+	p := startProcess(t, "sh", append([]string{"-c", `ulimit -n 64 && exec "$0" "$@"`, binary,
+		"serve", "--demo", "--serve.address=" + addr, "--serve.maxconnections=8", "--log.format=json"},
+		serverFlags(t, dir, ca, "sliceway")...)...)
 	c := tlsClient(ca)
-	healthy := func() bool {
-		res, err := c.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		_ = res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	}
+	healthy := func() bool { return answersOK(c, base+"/healthz") }
 	liveEventually(t, p, "/healthz", healthy)
 	// 200 connections that never start a handshake, then 20 keep-alive
 	// clients that made a request and went quiet; the test's bound: 220
