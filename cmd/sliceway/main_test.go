@@ -208,6 +208,7 @@ func TestRenderBadInput(t *testing.T) {
 			"--providers.kubernetesingress.terminatingendpoints=sometimes": "terminatingEndpoints",
 			"--providers.kubernetesingress.labelselector=a in (":           "labelSelector",
 			"--providers.kubernetesingress.clientburst=-1":                 "clientBurst -1: must not be negative",
+			"--providers.kubernetesingress.maxingressoutput=-1":            "maxIngressOutput -1: must not be negative",
 			"--log.level=loud":    `log.level "loud"`,
 			"--no-such-flag=true": "no-such-flag",
 		} {
