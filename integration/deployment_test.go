@@ -158,6 +158,11 @@ func TestDeploymentManifest(t *testing.T) {
 		"--providers.kubernetesingress.tokenfile="+tokenFile,
 		"--providers.kubernetesingress.certauthfilepath="+cp.CAFile,
 	)
+	// Traefik: its endpoint's URL as it is, dialled here, with the files
+	// its flags name, from its own Secret.
+	local := "127.0.0.1:" + freePort
+	traefik := traefikClient(t, tmounts, tc.Args, u.Host, local)
+
 	logs := &syncBuffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "POD_NAMESPACE=sliceway")
@@ -180,10 +185,6 @@ func TestDeploymentManifest(t *testing.T) {
 		}
 	})
 
-	// Traefik: its endpoint's URL as it is, dialled here, with the files
-	// its flags name, from its own Secret.
-	local := "127.0.0.1:" + freePort
-	traefik := traefikClient(t, tmounts, tc.Args, u.Host, local)
 	// The kubelet: HTTPS without checking the certificate or presenting one.
 	kubelet := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
