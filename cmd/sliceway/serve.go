@@ -51,6 +51,7 @@ type latest struct {
 	of      *dynamic.Configuration // what json was written from
 	json    []byte
 	encoded prometheus.Counter
+	streams *streams // of /api/config/stream; nil: 404
 }
 
 func (l *latest) set(c *dynamic.Configuration) {
@@ -102,6 +103,7 @@ func newServeMux(l *latest, m *metrics, guard func(http.Handler) http.Handler) *
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	})))
+	mux.Handle("GET /api/config/stream", guard(l.streamHandler()))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if l.current() == nil {
 			http.Error(w, "no configuration yet", http.StatusServiceUnavailable)
@@ -149,8 +151,9 @@ func runServe(ctx context.Context, cfg *static.Configuration, src *configSource)
 		_ = ln.Close()
 		return err
 	}
-	current := latest{encoded: m.encoded}
+	current := latest{encoded: m.encoded, streams: newStreams(time.Duration(opts.WriteTimeout))}
 	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), newConnLimit(opts.MaxConnections, m.evicted), logger)
+	server.RegisterOnShutdown(current.streams.close) // streams end; Shutdown waits for no one
 	serveErr := make(chan error, 1)
 	go func() {
 		if tlsConf == nil {
@@ -177,6 +180,7 @@ func runServe(ctx context.Context, cfg *static.Configuration, src *configSource)
 		select {
 		case msg := <-msgs:
 			current.set(msg.Configuration)
+			current.streams.publish(msg.Configuration)
 			logger.Info().Int("routers", len(msg.Configuration.HTTP.Routers)).Int("services", len(msg.Configuration.HTTP.Services)).Msg("new configuration")
 		case err := <-serveErr:
 			cancel()

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// streamHeartbeat is how often an idle stream says it is alive: a client
+// that hears nothing for three of them may take the stream for dead.
+const streamHeartbeat = 15 * time.Second
+
+// streams serves GET /api/config/stream: one line of JSON per frame, a
+// full frame {"version":N,"configuration":{...}} at the start and at each
+// new configuration, and a heartbeat {"version":N} when nothing else was
+// sent for a while. A client is told of a new configuration through a
+// channel of one slot and takes the newest when it is ready to write: a
+// slow client skips the configurations it had no time for and never holds
+// up the render loop or the other clients.
+type streams struct {
+	writeTimeout time.Duration // of one frame
+	heartbeat    time.Duration
+
+	mu      sync.Mutex
+	version uint64
+	conf    *dynamic.Configuration
+	clients map[chan struct{}]struct{}
+	done    chan struct{} // closed when serve shuts down
+	closing sync.Once
+
+	encMu sync.Mutex // held while writing: one text at a time
+	enc   dynamic.JSONEncoder
+	of    *dynamic.Configuration // what text was written from
+	text  []byte
+}
+
+func newStreams(writeTimeout time.Duration) *streams {
+	return &streams{writeTimeout: writeTimeout, heartbeat: streamHeartbeat,
+		clients: make(map[chan struct{}]struct{}), done: make(chan struct{})}
+}
+
+// close ends every stream, so that a graceful shutdown does not wait for
+// clients that never hang up.
+func (s *streams) close() { s.closing.Do(func() { close(s.done) }) }
+
+// streamHandler is the handler of /api/config/stream, or 404 when serve
+// streams nothing.
+func (l *latest) streamHandler() http.Handler {
+	if l.streams == nil {
+		return http.NotFoundHandler()
+	}
+	return l.streams
+}
+
+// publish makes c the newest configuration and wakes every client.
+func (s *streams) publish(c *dynamic.Configuration) {
+	if s == nil || c == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version++
+	s.conf = c
+	for wake := range s.clients {
+		select {
+		case wake <- struct{}{}:
+		default: // already woken: it will take the newest
+		}
+	}
+}
+
+func (s *streams) newest() (uint64, *dynamic.Configuration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, s.conf
+}
+
+func (s *streams) subscribe() chan struct{} {
+	wake := make(chan struct{}, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[wake] = struct{}{}
+	if s.conf != nil {
+		wake <- struct{}{}
+	}
+	return wake
+}
+
+func (s *streams) unsubscribe(wake chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.clients, wake)
+}
+
+// encode returns the compact JSON of c, without the encoder's newline;
+// clients woken by the same configuration share one text.
+func (s *streams) encode(c *dynamic.Configuration) ([]byte, error) {
+	s.encMu.Lock()
+	defer s.encMu.Unlock()
+	if c == s.of {
+		return s.text, nil
+	}
+	text, err := s.enc.Encode(c)
+	if err != nil {
+		return nil, err
+	}
+	// The encoder reuses nothing of a text it returned: keep it as is.
+	s.of, s.text = c, bytes.TrimRight(text, "\n")
+	return s.text, nil
+}
+
+func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	// The server's read timeout would end the request, and its context,
+	// while the response goes on: there is nothing more to read.
+	_ = rc.SetReadDeadline(time.Time{})
+	wake := s.subscribe()
+	defer s.unsubscribe(wake)
+
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	var sent uint64
+	// frame writes one whole line and flushes it, within writeTimeout of
+	// its start: the server's own deadline, from the request, is moved.
+	frame := func(parts ...[]byte) bool {
+		if err := rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil {
+			return false
+		}
+		for _, p := range parts {
+			if _, err := w.Write(p); err != nil {
+				return false
+			}
+		}
+		return rc.Flush() == nil
+	}
+	heartbeat := func() bool {
+		return frame([]byte(`{"version":` + strconv.FormatUint(sent, 10) + "}\n"))
+	}
+	// The headers go out at once, so the client knows it is connected
+	// before the first configuration.
+	if v, _ := s.newest(); v == 0 && !heartbeat() {
+		return
+	}
+	ticker := time.NewTicker(s.heartbeat)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-ticker.C:
+			if !heartbeat() {
+				return
+			}
+		case <-wake:
+			v, c := s.newest()
+			if v == sent {
+				continue
+			}
+			text, err := s.encode(c)
+			if err != nil {
+				// Nothing partial is sent: the client keeps what it has.
+				continue
+			}
+			if !frame([]byte(`{"version":`+strconv.FormatUint(v, 10)+`,"configuration":`), text, []byte("}\n")) {
+				return
+			}
+			sent = v
+			ticker.Reset(s.heartbeat)
+		}
+	}
+}
