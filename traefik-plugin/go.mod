@@ -1,0 +1,3 @@
+module github.com/sliceway/sliceway/traefik-plugin
+
+go 1.22

@@ -1,0 +1,223 @@
+// Package slicewayplugin is a Traefik provider plugin that takes the
+// dynamic configuration of a `sliceway serve` from its stream,
+// GET /api/config/stream, and hands each whole configuration to Traefik.
+// Standard library only: Traefik runs it in its Yaegi interpreter.
+package slicewayplugin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is the plugin's configuration, under providers.plugin.<name>.
+type Config struct {
+	// Endpoint is serve's base URL, https://host:8443.
+	Endpoint string `json:"endpoint,omitempty"`
+	// CA verifies serve's certificate (PEM file); none: the system's.
+	CA string `json:"ca,omitempty"`
+	// Cert and Key are the client certificate serve.tls.clientCA signs.
+	Cert string `json:"cert,omitempty"`
+	Key  string `json:"key,omitempty"`
+	// TokenFile holds the bearer token of serve.tokenFile; read at each
+	// connection, so a rotated token is used.
+	TokenFile string `json:"tokenFile,omitempty"`
+	// MinBackoff and MaxBackoff bound the wait before a reconnection,
+	// doubled after each failure (Go durations: "500ms", "30s").
+	MinBackoff string `json:"minBackoff,omitempty"`
+	MaxBackoff string `json:"maxBackoff,omitempty"`
+	// DeadAfter is how long a silent stream lives: serve beats every 15s.
+	DeadAfter string `json:"deadAfter,omitempty"`
+}
+
+// CreateConfig returns the defaults.
+func CreateConfig() *Config {
+	return &Config{MinBackoff: "500ms", MaxBackoff: "30s", DeadAfter: "45s"}
+}
+
+// Provider streams from one serve.
+type Provider struct {
+	name     string
+	url      string
+	client   *http.Client
+	token    string
+	min, max time.Duration
+	dead     time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+}
+
+// New checks the configuration and builds the provider.
+func New(ctx context.Context, config *Config, name string) (*Provider, error) {
+	if config.Endpoint == "" {
+		return nil, errors.New("sliceway: endpoint is required")
+	}
+	p := &Provider{name: name, url: strings.TrimRight(config.Endpoint, "/") + "/api/config/stream", token: config.TokenFile}
+	var err error
+	if p.min, err = duration("minBackoff", config.MinBackoff, 500*time.Millisecond); err != nil {
+		return nil, err
+	}
+	if p.max, err = duration("maxBackoff", config.MaxBackoff, 30*time.Second); err != nil {
+		return nil, err
+	}
+	if p.dead, err = duration("deadAfter", config.DeadAfter, 45*time.Second); err != nil {
+		return nil, err
+	}
+	if p.max < p.min {
+		p.max = p.min
+	}
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if config.CA != "" {
+		data, err := os.ReadFile(config.CA)
+		if err != nil {
+			return nil, fmt.Errorf("sliceway: ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(data) {
+			return nil, fmt.Errorf("sliceway: ca %s: no PEM certificate", config.CA)
+		}
+		tlsConf.RootCAs = pool
+	}
+	if config.Cert != "" || config.Key != "" {
+		pair, err := tls.LoadX509KeyPair(config.Cert, config.Key)
+		if err != nil {
+			return nil, fmt.Errorf("sliceway: cert and key: %w", err)
+		}
+		tlsConf.Certificates = []tls.Certificate{pair}
+	}
+	p.client = &http.Client{Transport: &http.Transport{
+		TLSClientConfig:       tlsConf,
+		Proxy:                 http.ProxyFromEnvironment,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+	}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.done = make(chan struct{})
+	return p, nil
+}
+
+func duration(name, text string, def time.Duration) (time.Duration, error) {
+	if text == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("sliceway: %s %q: a positive Go duration is wanted", name, text)
+	}
+	return d, nil
+}
+
+// Init does nothing: New checked the configuration.
+func (p *Provider) Init() error { return nil }
+
+// Provide starts streaming and returns: each whole configuration goes to
+// cfgChan; between streams the last one stays in force.
+func (p *Provider) Provide(cfgChan chan<- json.Marshaler) error {
+	go p.run(cfgChan)
+	return nil
+}
+
+// Stop ends the stream and waits for it.
+func (p *Provider) Stop() error {
+	p.once.Do(p.cancel)
+	<-p.done
+	return nil
+}
+
+func (p *Provider) run(cfgChan chan<- json.Marshaler) {
+	defer close(p.done)
+	wait := p.min
+	for p.ctx.Err() == nil {
+		got, err := p.stream(cfgChan)
+		if p.ctx.Err() != nil {
+			return
+		}
+		if got {
+			wait = p.min // it worked for a while: start again quickly
+		}
+		log.Printf("plugin-%s: the stream of %s ended (%v); again in %s", p.name, p.url, err, wait)
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if wait *= 2; wait > p.max {
+			wait = p.max
+		}
+	}
+}
+
+// frame is one line of the stream.
+type frame struct {
+	Version       uint64          `json:"version"`
+	Configuration json.RawMessage `json:"configuration"`
+}
+
+// stream reads one stream to its end: whether it got a configuration.
+func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
+	ctx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
+	if err != nil {
+		return false, err
+	}
+	if p.token != "" {
+		data, err := os.ReadFile(p.token)
+		if err != nil {
+			return false, err
+		}
+		req.Header.Set("Authorization", "Bearer "+string(bytes.TrimSpace(data)))
+	}
+	res, err := p.client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("%s", res.Status)
+	}
+	// A stream silent for longer than dead is cut, and started again.
+	watchdog := time.AfterFunc(p.dead, cancel)
+	defer watchdog.Stop()
+	reader := bufio.NewReaderSize(res.Body, 1<<20)
+	got := false
+	var last uint64
+	for {
+		line, err := reader.ReadBytes('\n')
+		if err != nil {
+			// A line cut short is never handed on.
+			if ctx.Err() != nil && p.ctx.Err() == nil {
+				err = fmt.Errorf("nothing for %s", p.dead)
+			}
+			return got, err
+		}
+		watchdog.Reset(p.dead)
+		var f frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			return got, fmt.Errorf("a frame that is not JSON: %w", err)
+		}
+		if len(f.Configuration) == 0 || (got && f.Version == last) {
+			continue // a heartbeat
+		}
+		select {
+		case cfgChan <- json.RawMessage(f.Configuration):
+			got, last = true, f.Version
+		case <-p.ctx.Done():
+			return got, nil
+		}
+	}
+}
