@@ -10,12 +10,14 @@ run:
 # the integration suite.
 test: test-unit check-traefik test-integration
 
-# The unit tests, with the race detector, after the static checks.
+# The unit tests, with the race detector, after the static checks; then
+# those of the Traefik plugin, a module of its own (standard library only).
 test-unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	cd traefik-plugin && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 build:
 	$(GO) build -o bin/sliceway ./cmd/sliceway
