@@ -210,14 +210,35 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 		if err := json.Unmarshal(line, &f); err != nil {
 			return got, fmt.Errorf("a frame that is not JSON: %w", err)
 		}
-		if len(f.Configuration) == 0 || (got && f.Version == last) {
+		if !isConfiguration(f.Configuration) {
 			continue // a heartbeat
 		}
+		if got && f.Version == last {
+			continue
+		}
+		// Converted before the select: Yaegi's select does not convert
+		// a value sent to the channel's interface type.
+		var conf json.Marshaler = &configuration{text: f.Configuration}
 		select {
-		case cfgChan <- json.RawMessage(f.Configuration):
+		case cfgChan <- conf:
 			got, last = true, f.Version
 		case <-p.ctx.Done():
 			return got, nil
 		}
 	}
 }
+
+// isConfiguration says whether a frame's configuration is there: a JSON
+// object, not absent or null as in a heartbeat.
+func isConfiguration(raw json.RawMessage) bool {
+	text := bytes.TrimSpace(raw)
+	return len(text) > 1 && text[0] == '{'
+}
+
+// configuration is what Traefik is handed: the text serve wrote, which
+// Traefik decodes. (A json.RawMessage sent in a select came through
+// Yaegi as null.)
+type configuration struct{ text []byte }
+
+// MarshalJSON returns the configuration's JSON.
+func (c *configuration) MarshalJSON() ([]byte, error) { return c.text, nil }
