@@ -61,7 +61,7 @@ func newMetrics() *metrics {
 		}),
 		encoded: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "sliceway_configurations_encoded_total",
-			Help: "Configurations written as JSON for GET /api/config: each the first time it is read, so configurations that no poll read are never written.",
+			Help: "Configurations written as JSON for GET /api/config and its stream: each the first time it is read, once for all readers, so configurations that nobody read are never written.",
 		}),
 		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sliceway_serve_requests_denied_total",

@@ -67,10 +67,13 @@ func (l *latest) current() *dynamic.Configuration {
 }
 
 // text returns the JSON of the newest configuration, nil before the first.
-func (l *latest) text() ([]byte, error) {
+func (l *latest) text() ([]byte, error) { return l.encode(l.current()) }
+
+// encode returns the JSON of c, written once however many readers (polls
+// of /api/config, streams) ask for it; nil for nil.
+func (l *latest) encode(c *dynamic.Configuration) ([]byte, error) {
 	l.encMu.Lock()
 	defer l.encMu.Unlock()
-	c := l.current()
 	if c == nil || c == l.of {
 		return l.json, nil
 	}
@@ -151,7 +154,8 @@ func runServe(ctx context.Context, cfg *static.Configuration, src *configSource)
 		_ = ln.Close()
 		return err
 	}
-	current := latest{encoded: m.encoded, streams: newStreams(time.Duration(opts.WriteTimeout))}
+	current := latest{encoded: m.encoded}
+	current.streams = newStreams(time.Duration(opts.WriteTimeout), current.encode)
 	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), newConnLimit(opts.MaxConnections, m.evicted), logger)
 	server.RegisterOnShutdown(current.streams.close) // streams end; Shutdown waits for no one
 	serveErr := make(chan error, 1)

@@ -32,14 +32,13 @@ type streams struct {
 	done    chan struct{} // closed when serve shuts down
 	closing sync.Once
 
-	encMu sync.Mutex // held while writing: one text at a time
-	enc   dynamic.JSONEncoder
-	of    *dynamic.Configuration // what text was written from
-	text  []byte
+	// encode writes a configuration's JSON: latest's, so that the streams
+	// and the polls of /api/config share one text of each configuration.
+	encode func(*dynamic.Configuration) ([]byte, error)
 }
 
-func newStreams(writeTimeout time.Duration) *streams {
-	return &streams{writeTimeout: writeTimeout, heartbeat: streamHeartbeat,
+func newStreams(writeTimeout time.Duration, encode func(*dynamic.Configuration) ([]byte, error)) *streams {
+	return &streams{writeTimeout: writeTimeout, heartbeat: streamHeartbeat, encode: encode,
 		clients: make(map[chan struct{}]struct{}), done: make(chan struct{})}
 }
 
@@ -94,23 +93,6 @@ func (s *streams) unsubscribe(wake chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.clients, wake)
-}
-
-// encode returns the compact JSON of c, without the encoder's newline;
-// clients woken by the same configuration share one text.
-func (s *streams) encode(c *dynamic.Configuration) ([]byte, error) {
-	s.encMu.Lock()
-	defer s.encMu.Unlock()
-	if c == s.of {
-		return s.text, nil
-	}
-	text, err := s.enc.Encode(c)
-	if err != nil {
-		return nil, err
-	}
-	// The encoder reuses nothing of a text it returned: keep it as is.
-	s.of, s.text = c, bytes.TrimRight(text, "\n")
-	return s.text, nil
 }
 
 func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +151,7 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				// Nothing partial is sent: the client keeps what it has.
 				continue
 			}
+			text = bytes.TrimRight(text, "\n") // the encoder ends its text with one
 			if !frame([]byte(`{"version":`+strconv.FormatUint(v, 10)+`,"configuration":`), text, []byte("}\n")) {
 				return
 			}

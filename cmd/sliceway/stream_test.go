@@ -59,7 +59,7 @@ func nextFrame(t *testing.T, frames <-chan streamFrame, within time.Duration) st
 // that does not read holds up neither publish nor the other clients, and
 // gets the newest when it reads again.
 func TestStreamSendsEachNewConfiguration(t *testing.T) {
-	s := newStreams(time.Minute)
+	s := newStreams(time.Minute, (&latest{}).encode)
 	s.heartbeat = 200 * time.Millisecond
 	l := &latest{streams: s}
 	srv := httptest.NewServer(newServeMux(l, newMetrics(), func(h http.Handler) http.Handler { return h }))
