@@ -65,7 +65,7 @@ func hasPEMBlock(data []byte, want func(string) bool) bool {
 // any longer are forgotten (prune).
 type certMemo struct {
 	mu      sync.Mutex
-	secrets map[string]*certCheck // namespace/name of the Secret
+	secrets map[objectKey]*certCheck
 	sums    generations[[sha256.Size]byte, error]
 	parsed  int // pairs parsed so far, for tests
 }
@@ -81,7 +81,7 @@ type certCheck struct {
 const maxMemo = 4096
 
 // check returns the certificate of secret, whose namespace/name is id.
-func (m *certMemo) check(id string, secret *corev1.Secret) (*dynamic.CertAndStores, error) {
+func (m *certMemo) check(id objectKey, secret *corev1.Secret) (*dynamic.CertAndStores, error) {
 	crt, key := secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey]
 	m.mu.Lock()
 	if c := m.secrets[id]; c != nil && c.holds(crt, key) {
@@ -113,7 +113,7 @@ func (m *certMemo) check(id string, secret *corev1.Secret) (*dynamic.CertAndStor
 		m.sums.put(sum, c.err, maxMemo)
 	}
 	if m.secrets == nil {
-		m.secrets = map[string]*certCheck{}
+		m.secrets = map[objectKey]*certCheck{}
 	}
 	m.secrets[id] = c
 	m.mu.Unlock()
@@ -139,10 +139,9 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// prune forgets the Secrets that are not in use (inUse is keyed by
-// namespace/name) once more are remembered than twice those in use, so
+// prune forgets the Secrets that are not in use  once more are remembered than twice those in use, so
 // that the Secrets of deleted namespaces do not pile up.
-func (m *certMemo) prune(inUse map[string][]*ingressPart) {
+func (m *certMemo) prune(inUse map[objectKey][]*ingressPart) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.secrets) <= 2*len(inUse)+64 {

@@ -24,25 +24,25 @@ func TestCertMemoParsesEachPairOnce(t *testing.T) {
 	crt, key := selfSignedPEM(t)
 	var m certMemo
 	a := tlsSecret("a", crt, key)
-	cert, err := m.check("ns/a", a)
+	cert, err := m.check(objectKey{"ns", "a"}, a)
 	require.NoError(t, err)
 	assert.Equal(t, string(crt), cert.CertFile)
 	assert.Equal(t, string(key), cert.KeyFile)
 	assert.Equal(t, 1, m.parsed)
 
-	again, err := m.check("ns/a", a)
+	again, err := m.check(objectKey{"ns", "a"}, a)
 	require.NoError(t, err)
 	assert.Same(t, cert, again, "the same Secret: the same certificate, neither parsed nor copied")
 
 	// The same content in another object (as after a relist, which decodes
 	// every object again).
 	decoded := tlsSecret("a", slices.Clone(crt), slices.Clone(key))
-	again, err = m.check("ns/a", decoded)
+	again, err = m.check(objectKey{"ns", "a"}, decoded)
 	require.NoError(t, err)
 	assert.Same(t, cert, again, "equal content: the same certificate")
 
 	// A copy of the pair under another name is not parsed again.
-	b, err := m.check("ns/b", tlsSecret("b", slices.Clone(crt), slices.Clone(key)))
+	b, err := m.check(objectKey{"ns", "b"}, tlsSecret("b", slices.Clone(crt), slices.Clone(key)))
 	require.NoError(t, err)
 	assert.Equal(t, cert.Certificate, b.Certificate)
 	assert.Equal(t, 1, m.parsed)
@@ -50,12 +50,12 @@ func TestCertMemoParsesEachPairOnce(t *testing.T) {
 	// A new content under the name is checked, and its problem reported;
 	// going back to the first content needs no parsing.
 	_, otherKey := selfSignedPEM(t)
-	_, err = m.check("ns/a", tlsSecret("a", crt, otherKey))
+	_, err = m.check(objectKey{"ns", "a"}, tlsSecret("a", crt, otherKey))
 	require.ErrorContains(t, err, "not a valid certificate and key")
 	assert.Equal(t, 2, m.parsed)
-	_, err = m.check("ns/a", tlsSecret("a", crt, otherKey))
+	_, err = m.check(objectKey{"ns", "a"}, tlsSecret("a", crt, otherKey))
 	require.ErrorContains(t, err, "not a valid certificate and key", "a problem is remembered too")
-	back, err := m.check("ns/a", tlsSecret("a", crt, key))
+	back, err := m.check(objectKey{"ns", "a"}, tlsSecret("a", crt, key))
 	require.NoError(t, err)
 	assert.Equal(t, cert.Certificate, back.Certificate)
 	assert.Equal(t, 2, m.parsed)
@@ -75,7 +75,7 @@ func TestCertMemoKeepsEverySecretInUse(t *testing.T) {
 	}
 	for range 2 {
 		for i, s := range secrets {
-			_, err := m.check("ns/"+s.Name, s)
+			_, err := m.check(objectKey{"ns", s.Name}, s)
 			require.Error(t, err, i)
 		}
 		assert.Equal(t, n, m.parsed)
@@ -84,10 +84,10 @@ func TestCertMemoKeepsEverySecretInUse(t *testing.T) {
 
 func TestCertMemoForgetsSecretsNotInUse(t *testing.T) {
 	var m certMemo
-	inUse := map[string][]*ingressPart{}
+	inUse := map[objectKey][]*ingressPart{}
 	for i := range 200 {
-		id := fmt.Sprintf("ns/s%d", i)
-		_, _ = m.check(id, tlsSecret(id, []byte("x"), []byte("y")))
+		id := objectKey{"ns", fmt.Sprintf("s%d", i)}
+		_, _ = m.check(id, tlsSecret(id.name, []byte("x"), []byte("y")))
 		if i < 100 {
 			inUse[id] = nil
 		}
@@ -104,8 +104,8 @@ func TestCertMemoForgetsSecretsNotInUse(t *testing.T) {
 	assert.ElementsMatch(t, slices.Collect(maps.Keys(inUse)), slices.Collect(maps.Keys(m.secrets)))
 }
 
-// A full render of a provider that rendered before parses no certificate
-// again (a change of this proxy's zone, or Translate called again).
+// A full render of a Renderer that rendered before parses no certificate
+// again (a change of this proxy's zone).
 func TestFullRenderParsesNoCertificateAgain(t *testing.T) {
 	crt, key := selfSignedPEM(t)
 	objs := backend("ns", "web", "10.0.0.1")
@@ -116,13 +116,13 @@ func TestFullRenderParsesNoCertificateAgain(t *testing.T) {
 			tlsSecret(name+"-tls", slices.Clone(crt), slices.Clone(key)))
 	}
 	snap := newMemSnapshot(objs...)
-	opts := benchOptions()
-	first := Translate(snap, opts)
+	r := NewRenderer(benchOptions())
+	first, _ := r.Render(snap, nil)
 	require.Empty(t, first.Errors)
 	require.Len(t, first.Configuration.TLS.Certificates, 20)
-	assert.Equal(t, 1, opts.certs.parsed, "twenty copies of one pair")
-	second := Translate(snap, opts)
-	assert.Equal(t, 1, opts.certs.parsed)
+	assert.Equal(t, 1, r.certs.parsed, "twenty copies of one pair")
+	second, _ := r.Render(snap, nil)
+	assert.Equal(t, 1, r.certs.parsed)
 	for i, c := range second.Configuration.TLS.Certificates {
 		assert.Same(t, first.Configuration.TLS.Certificates[i], c)
 	}

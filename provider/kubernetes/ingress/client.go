@@ -41,17 +41,18 @@ type ClientOptions struct {
 	// objects, before Notify.
 	OnChange k8s.OnChange
 	// Provider, when set, is the options of the renders that will read
-	// this client's snapshots. The client then chooses the servers of each
-	// Service port whenever the Service or one of its EndpointSlices
-	// changes (and, for a plain port, builds its load balancer), and a
-	// render with the same endpoint options (the terminatingEndpoints,
-	// allowFQDNEndpoints, allowLoopbackEndpoints, endpointSliceManagers,
-	// ipFamily and nativeLBByDefault options) takes them instead of
-	// merging the slices itself; a render with others chooses as before.
-	// Likewise the client builds the router of each Ingress path when the
-	// Ingress changes, and a full render with the same
-	// strictPrefixMatching option takes it instead of building its own.
-	// Provide sets it; it must not change while the client runs.
+	// this client's snapshots. The client then builds the load balancer of
+	// each Service port whenever the Service or one of its EndpointSlices
+	// changes, and a render with the same endpoint options (the
+	// terminatingEndpoints, allowFQDNEndpoints, allowLoopbackEndpoints,
+	// endpointSliceManagers, ipFamily, nativeLBByDefault and
+	// allowExternalNameServices options) takes it instead of building its
+	// own; a render with others builds them itself. Likewise the client
+	// plans each Ingress (its annotations decoded, its routers built) when
+	// it changes, and a render with the same strictPrefixMatching and
+	// maxIngressOutput options takes the plan. Both come from the builders
+	// a render runs. Provide sets it; it must not change while the client
+	// runs.
 	Provider *Provider
 }
 
@@ -61,7 +62,7 @@ type Client struct {
 	cs       kubernetes.Interface
 	refs     *secretRefs
 	index    *serviceIndex  // Services and their EndpointSlices, for renders
-	order    *ingressOrder  // the Ingresses in key order, for full renders
+	plans    *planIndex     // the plan of each Ingress; nil without ClientOptions.Provider
 	started  sync.WaitGroup // the goroutine that starts the Secret informers
 	selector labels.Selector
 	all      bool
@@ -120,14 +121,13 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	var sel *selection
-	var build *pathBuild
+	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	if opts.Provider != nil {
-		s := newSelection(opts.Provider)
-		sel = &s
-		build = &pathBuild{strictPrefix: opts.Provider.StrictPrefixMatching, maxOutput: opts.Provider.maxIngressOutput()}
+		c.index = newServiceIndex(newLBOptions(opts.Provider))
+		c.plans = newPlanIndex(newPlanOptions(opts.Provider))
+	} else {
+		c.index = newServiceIndex(nil)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), index: newServiceIndex(sel), order: newIngressOrder(build), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
 	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
 	if len(namespaces) == 0 {
 		c.all = true
@@ -364,10 +364,6 @@ func (c *Client) Snapshot() Snapshot { return listerSnapshot{c} }
 
 type listerSnapshot struct{ c *Client }
 
-// ConcurrentReads says that renders may read the snapshot from several
-// goroutines: listers and the Service index lock.
-func (listerSnapshot) ConcurrentReads() bool { return true }
-
 func (s listerSnapshot) space(ns string) *namespaceInformers {
 	if s.c.all {
 		return s.c.spaces[metav1.NamespaceAll]
@@ -375,25 +371,25 @@ func (s listerSnapshot) space(ns string) *namespaceInformers {
 	return s.c.spaces[ns]
 }
 
+// Ingresses lists the watched Ingresses. The server already filtered by
+// the selector; it is checked again so a client that ignores selectors
+// cannot widen the set.
 func (s listerSnapshot) Ingresses() []*netv1.Ingress {
-	list := s.orderedIngresses()
-	out := make([]*netv1.Ingress, len(list))
-	for i, oi := range list {
-		out[i] = oi.ing
+	var out []*netv1.Ingress
+	for _, ns := range s.c.spaces {
+		list, _ := ns.ingresses.List(s.c.selector)
+		out = append(out, list...)
 	}
 	return out
 }
 
-// orderedIngresses returns the Ingresses in key order (namespace, then
-// name), each with the names its translation can take.
-func (s listerSnapshot) orderedIngresses() []*orderedIngress {
-	everything := s.c.selector.Empty()
-	// The server already filtered by the selector; check again so a
-	// client that ignores selectors cannot widen the set.
-	return s.c.order.list(func(ing *netv1.Ingress) bool { return everything || s.c.selector.Matches(labels.Set(ing.Labels)) })
+// plan is the client's plan of ing, nil when it has none.
+func (s listerSnapshot) plan(ing *netv1.Ingress) *ingressPlan {
+	if s.c.plans == nil {
+		return nil
+	}
+	return s.c.plans.plan(ing)
 }
-
-func (s listerSnapshot) orderBuild() *pathBuild { return s.c.order.build }
 
 // Ingress returns one watched Ingress (nil when there is none, or when it
 // does not match the label selector): what an incremental render reads.
@@ -415,7 +411,7 @@ func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {
 }
 
 func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
-	if o := s.c.index.get(namespace, name); o != nil {
+	if o := s.c.index.get(objectKey{namespace, name}); o != nil {
 		return o.svc
 	}
 	return nil
@@ -424,17 +420,15 @@ func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
 // EndpointSlices returns the slices of the Service, sorted by name; the
 // list is shared and must not be modified.
 func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1.EndpointSlice {
-	if o := s.c.index.get(namespace, service); o != nil {
+	if o := s.c.index.get(objectKey{namespace, service}); o != nil {
 		return o.slices
 	}
 	return nil
 }
 
-func (s listerSnapshot) serviceObjects(key string) *serviceObjects {
-	return s.c.index.at(key)
-}
+func (s listerSnapshot) serviceObjects(key objectKey) *serviceObjects { return s.c.index.get(key) }
 
-func (s listerSnapshot) indexSelection() *selection { return s.c.index.sel }
+func (s listerSnapshot) lbOptions() *lbOptions { return s.c.index.options() }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 	ns := s.space(namespace)
@@ -477,12 +471,13 @@ func RenderOnce(ctx context.Context, cs kubernetes.Interface, opts *Provider, co
 	if err := client.WaitForSync(ctx, syncTimeout); err != nil {
 		return nil, err
 	}
-	res := Translate(client.Snapshot(), opts)
+	r := NewRenderer(opts)
+	res, _ := r.Render(client.Snapshot(), nil)
 	if res.NeedsNodes && !client.WatchesNodes() {
 		if err := client.EnsureNodes(ctx, syncTimeout); err != nil {
 			return nil, err
 		}
-		res = Translate(client.Snapshot(), opts)
+		res, _ = r.Render(client.Snapshot(), nil) // in full again, without checking the certificates again
 	}
 	return res, nil
 }

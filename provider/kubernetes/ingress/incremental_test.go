@@ -379,7 +379,6 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	var events atomic.Int64
 	changes := &Changes{}
 	opts := benchOptions()
-	opts.certs = certMemo{}
 	if nodes {
 		// The zone comes from this proxy's Node, so Node changes matter.
 		opts.Topology = &Topology{Node: "node-1"}
@@ -407,8 +406,8 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 		checkIndex(t, client)
 		got, changed := r.Render(client.Snapshot(), changes)
 		checkParts(t, r, what)
-		// The reference is a parallel full render; r's are on one goroutine.
-		want := parallelRender(t, client.Snapshot(), opts)
+		// The reference is a full render, through both kinds of snapshot.
+		want := referenceRender(t, client.Snapshot(), opts)
 		if !equalResults(t, want, got) {
 			t.Fatalf("step %d (%s): the incremental render differs from a full one", step, what)
 		}
@@ -446,25 +445,25 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 // configuration at the next assembly that meets the part's routers.
 func checkParts(t *testing.T, r *Renderer, what string) {
 	t.Helper()
-	e := r.e
+	st := r.st
 	users := map[*serviceEntry]int{}
-	for _, p := range e.served {
-		require.Same(t, p, e.parts[p.key], "after %s: the served part of %s", what, p.key)
+	for _, p := range st.served {
+		require.Same(t, p, st.parts[p.key], "after %s: the served part of %s", what, p.key)
 		for _, en := range p.entries {
-			require.Same(t, en, e.entries.get(en.id), "after %s: %s uses an entry of %s that was replaced", what, p.key, en.id)
+			require.Same(t, en, st.entries[en.key], "after %s: %s uses an entry of %v that was replaced", what, p.key, en.key)
 			users[en]++
 		}
 		hasService := func(svc *dynamic.Service) bool {
-			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.service == svc })
+			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.lb.service == svc })
 		}
 		for _, pr := range p.routers {
 			require.True(t, hasService(pr.service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.key, pr.router.Rule)
 		}
-		if c := p.defaultBackend(); c != nil && c.service != nil {
+		if c := p.defaultBackend; c != nil && c.service != nil {
 			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
 		}
 	}
-	for id, en := range e.entries.all() {
+	for id, en := range st.entries {
 		require.Equal(t, users[en], int(en.users), "after %s: the users of %s", what, id)
 	}
 }
@@ -603,7 +602,7 @@ func (s *renderSteps) check(what string, err error) *Result {
 		time.Sleep(time.Millisecond)
 	}
 	got, changed := s.r.Render(s.client.Snapshot(), s.changes)
-	if !equalResults(t, parallelRender(t, s.client.Snapshot(), s.opts), got) {
+	if !equalResults(t, referenceRender(t, s.client.Snapshot(), s.opts), got) {
 		t.Fatalf("%s: the incremental render differs from a full one", what)
 	}
 	require.Equal(t, !reflect.DeepEqual(s.prev.Configuration, got.Configuration), changed, what)
@@ -922,7 +921,7 @@ func renderChanged(t *testing.T, r *Renderer, snap Snapshot, changes *Changes, o
 	t.Helper()
 	got, changed := r.Render(snap, changes)
 	checkParts(t, r, what)
-	require.True(t, equalResults(t, parallelRender(t, snap, opts), got), "after %s", what)
+	require.True(t, equalResults(t, referenceRender(t, snap, opts), got), "after %s", what)
 	require.True(t, changed, "after %s", what)
 	return got
 }

@@ -53,7 +53,6 @@ type Provider struct {
 	logger    zerolog.Logger
 	hasLogger bool
 	observer  Observer
-	certs     certMemo
 	nodeName  string // NODE_NAME, read by Init when topology.node is not set
 }
 

@@ -168,19 +168,19 @@ func TestOversizedHostNamed(t *testing.T) {
 	assert.Empty(t, res.Configuration.HTTP.Routers)
 }
 
-// TestOrderBuildsNoRouterOverTheLimit: the client's order, which builds
-// the routers of an Ingress when it arrives, builds none for an Ingress
-// the renders refuse.
-func TestOrderBuildsNoRouterOverTheLimit(t *testing.T) {
+// TestPlanBuildsNoRouterOverTheLimit: the plan of an Ingress, which the
+// client makes when it arrives, builds no router for an Ingress the
+// renders refuse, and says why.
+func TestPlanBuildsNoRouterOverTheLimit(t *testing.T) {
 	wide := manyPaths("shop", "wide", "wide.example", "whoami", 200, map[string]string{ann("router.middlewares"): middlewareNames(5_000)})
-	oi := newOrderedIngress(wide, &pathBuild{maxOutput: DefaultMaxIngressOutput})
-	require.Len(t, oi.paths, 200)
-	for _, op := range oi.paths {
-		require.True(t, op.router == nil, "no router built")
-		require.NotEmpty(t, op.routerKey)
-	}
-	oi = newOrderedIngress(wide, &pathBuild{maxOutput: 1 << 30})
-	require.NotNil(t, oi.paths[0].router)
+	pl := planIngress(wide, planOptions{maxOutput: DefaultMaxIngressOutput}, nil)
+	require.True(t, pl.skipped)
+	require.Empty(t, pl.paths, "no router built")
+	require.Len(t, pl.errs, 1)
+	assert.Contains(t, pl.errs[0].Err.Error(), "over maxIngressOutput")
+	pl = planIngress(wide, planOptions{maxOutput: 1 << 30}, nil)
+	require.Len(t, pl.paths, 200)
+	require.NotNil(t, pl.paths[0].router)
 }
 
 // TestIncrementalOversizedIngress: an Ingress that grows over the limit

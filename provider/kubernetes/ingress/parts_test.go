@@ -5,39 +5,41 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	netv1 "k8s.io/api/networking/v1"
 )
 
-// TestAddAndRemovePartsInBatches checks addParts and removeParts, which
-// change e.served and the users of Services and Secrets in one pass
+// TestAddAndRemovePartsInBatches checks renderState's add and remove, which
+// change served and the users of Services and Secrets in one pass
 // however many parts come or go, against a model rebuilt from scratch: in
 // random batches of one to many parts, some sharing one Service (so that
 // both ways of removing users run), the served list stays sorted by
 // compareParts and every key lists exactly the parts that use it.
 func TestAddAndRemovePartsInBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	e := &engine{
-		parts: map[string]*ingressPart{}, svcUsers: map[string][]*ingressPart{}, secUsers: map[string][]*ingressPart{},
-		errParts: map[*ingressPart]struct{}{}, errEntries: map[*serviceEntry]struct{}{}, dbParts: map[*ingressPart]struct{}{},
+	e := newRenderState(0)
+	port := func(svc, name string) portKey {
+		return portKey{svc: objectKey{"ns", svc}, port: netv1.ServiceBackendPort{Name: name}}
 	}
 	entries := make([]*serviceEntry, 12)
 	for i := range entries {
-		entries[i] = &serviceEntry{id: fmt.Sprintf("ns/svc-%d/http", i), svcKey: fmt.Sprintf("ns/svc-%d", i)}
+		entries[i] = &serviceEntry{key: port(fmt.Sprintf("svc-%d", i), "http")}
 	}
-	shared := &serviceEntry{id: "ns/shared/http", svcKey: "ns/shared"}
+	shared := &serviceEntry{key: port("shared", "http")}
 	newPart := func(n int) *ingressPart {
-		p := &ingressPart{key: fmt.Sprintf("ns/ing-%04d", n), nsLen: 2, createdSec: int64(rng.IntN(50))}
+		p := &ingressPart{key: objectKey{"ns", fmt.Sprintf("ing-%04d", n)}, created: time.Unix(int64(rng.IntN(50)), 0)}
 		p.entries = append(p.entries, entries[rng.IntN(len(entries))])
 		if rng.IntN(2) == 0 {
 			p.entries = append(p.entries, shared)
 		}
 		if rng.IntN(4) == 0 {
 			// Two ports of one Service: the same key twice.
-			p.entries = append(p.entries, &serviceEntry{id: p.entries[0].svcKey + "/https", svcKey: p.entries[0].svcKey})
+			p.entries = append(p.entries, &serviceEntry{key: portKey{svc: p.entries[0].key.svc, port: netv1.ServiceBackendPort{Name: "https"}}})
 		}
 		if rng.IntN(3) == 0 {
-			p.extra().secrets = []string{fmt.Sprintf("ns/tls-%d", rng.IntN(3))}
+			p.secrets = []objectKey{{"ns", fmt.Sprintf("tls-%d", rng.IntN(3))}}
 		}
 		return p
 	}
@@ -52,8 +54,8 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 		})
 		slices.SortFunc(want, compareParts)
 		require.Equal(t, want, e.served, "step %d: e.served", step)
-		users := func(keys func(*ingressPart) []string) map[string][]*ingressPart {
-			m := map[string][]*ingressPart{}
+		users := func(keys func(*ingressPart) []objectKey) map[objectKey][]*ingressPart {
+			m := map[objectKey][]*ingressPart{}
 			for _, p := range want {
 				for _, k := range keys(p) {
 					if !slices.Contains(m[k], p) {
@@ -63,20 +65,20 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 			}
 			return m
 		}
-		sortedUsers := func(m map[string][]*ingressPart) map[string][]*ingressPart {
-			out := map[string][]*ingressPart{}
+		sortedUsers := func(m map[objectKey][]*ingressPart) map[objectKey][]*ingressPart {
+			out := map[objectKey][]*ingressPart{}
 			for k, list := range m {
 				out[k] = slices.SortedFunc(slices.Values(list), compareParts)
 			}
 			return out
 		}
-		svcKeys := func(p *ingressPart) (out []string) {
+		svcKeys := func(p *ingressPart) (out []objectKey) {
 			for _, en := range p.entries {
-				out = append(out, en.svcKey)
+				out = append(out, en.key.svc)
 			}
 			return out
 		}
-		secKeys := func(p *ingressPart) []string { return p.secrets() }
+		secKeys := func(p *ingressPart) []objectKey { return p.secrets }
 		require.Equal(t, sortedUsers(users(svcKeys)), sortedUsers(e.svcUsers), "step %d: users of Services", step)
 		require.Equal(t, sortedUsers(users(secKeys)), sortedUsers(e.secUsers), "step %d: users of Secrets", step)
 	}
@@ -88,14 +90,14 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 				olds = append(olds, p)
 			}
 		}
-		e.removeParts(olds)
+		e.remove(olds)
 		var news []*ingressPart
 		for range rng.IntN(40) {
 			news = append(news, newPart(next))
 			next++
 		}
-		e.addParts(news)
+		e.add(news)
 		check(step)
 	}
-	require.Greater(t, len(e.svcUsers["ns/shared"]), 4, "the shared Service has many users")
+	require.Greater(t, len(e.svcUsers[objectKey{"ns", "shared"}]), 4, "the shared Service has many users")
 }

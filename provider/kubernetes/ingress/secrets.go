@@ -69,7 +69,9 @@ func tlsSecretKeys(ing *netv1.Ingress) []string {
 // render never sees a new reference without its certificate.
 func (c *Client) ingressHandler() cache.ResourceEventHandler {
 	return c.handler("Ingress", func(old, new any) {
-		c.order.update(old, new)
+		if c.plans != nil {
+			c.plans.update(old, new)
+		}
 		c.loadSecrets(c.refs.update(eventObject[*netv1.Ingress](old), eventObject[*netv1.Ingress](new)))
 	})
 }

@@ -5,48 +5,29 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/client-go/tools/cache"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
 )
 
 // serviceIndex keeps, for each Service, the Service object and its
 // EndpointSlices (those labelled kubernetes.io/service-name with its name),
-// as the informer handlers deliver them. A render looks up every backend
-// here with one map read that allocates nothing; through the listers the
-// same lookup builds two keys, takes two locks and copies the slice list.
-// Values are replaced, never modified, so that what a render got stays
-// valid while the informers go on.
+// as the informer handlers deliver them, each slice prepared when it
+// arrives (endpoints.Prepare), as kube-proxy's EndpointSliceCache keeps
+// its state per slice. Values are replaced, never modified, so that what
+// a render got stays valid while the informers go on.
 //
-// With a selection (the options of the renders that will read it), the
-// index also chooses the servers of each port of a Service whenever the
-// Service or one of its slices changes, as Contour and kube-proxy keep
-// the endpoints of each Service ready; a full render then merges no slice
-// of a Service it can take them from (selectPorts, selected.port).
+// With the options of the renders that will read it (lbs), the index also
+// builds the load balancer of each port of a Service whenever the Service
+// or one of its slices changes, with the renders' builder (lbEnv.buildPort);
+// a render with the same options takes it (lbMemo).
 type serviceIndex struct {
-	mu       sync.RWMutex
-	m        map[string]*serviceObjects
-	sel      *selection          // nil: no servers are chosen here
-	backends []endpoints.Backend // scratch for the choosing, under mu
-}
-
-// objectKey is the key of a Service in the index: namespace/name, as an
-// entry's svcKey writes it, so that a render looks a Service up with the
-// text it has, in a map of strings (which hashes and compares one string
-// where a struct of two took two of each).
-func objectKey(namespace, name string) string { return namespace + "/" + name }
-
-type serviceObjects struct {
-	svc    *corev1.Service
-	slices []*discoveryv1.EndpointSlice // by name
-	// prepared[i] is slices[i] prepared for endpoints.AppendSelectPrepared
-	// when the slice arrived, so that no render parses its addresses again.
-	prepared []*endpoints.Prepared
-	// selected is the servers chosen from the prepared slices for each
-	// port of svc, with the index's selection; nil without one.
-	selected *selected
+	mu  sync.RWMutex
+	m   map[objectKey]*serviceObjects
+	lbs *lbEnv // nil: no load balancer is built here; used under mu
 }
 
 // preparedScheme is the scheme the URLs of prepared slices are written
@@ -54,23 +35,30 @@ type serviceObjects struct {
 // given another scheme by annotation, whose URLs a render writes.
 const preparedScheme = "http"
 
-func newServiceIndex(sel *selection) *serviceIndex {
-	return &serviceIndex{m: map[string]*serviceObjects{}, sel: sel}
+// newServiceIndex makes an index; with opts, it builds the load balancers
+// for renders with those options.
+func newServiceIndex(opts *lbOptions) *serviceIndex {
+	x := &serviceIndex{m: map[objectKey]*serviceObjects{}}
+	if opts != nil {
+		x.lbs = &lbEnv{opts: opts, serviceSets: &annotationMemo[*serviceAnnotations]{}}
+		x.lbs.memoOpts = opts
+	}
+	return x
 }
 
-func (x *serviceIndex) get(namespace, name string) *serviceObjects {
-	var buf [128]byte
-	key := append(append(append(buf[:0], namespace...), '/'), name...)
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.m[string(key)] // which does not allocate
-}
-
-// at is get for the key namespace/name.
-func (x *serviceIndex) at(key string) *serviceObjects {
+func (x *serviceIndex) get(key objectKey) *serviceObjects {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.m[key]
+}
+
+// options are those the index built its load balancers with; nil when it
+// built none.
+func (x *serviceIndex) options() *lbOptions {
+	if x.lbs == nil {
+		return nil
+	}
+	return x.lbs.opts
 }
 
 // service records a Service event: old and new as the handler got them
@@ -79,10 +67,10 @@ func (x *serviceIndex) service(old, new any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if svc := eventObject[*corev1.Service](old); svc != nil && new == nil {
-		x.set(objectKey(svc.Namespace, svc.Name), func(o *serviceObjects) { o.svc = nil })
+		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = nil })
 	}
 	if svc := eventObject[*corev1.Service](new); svc != nil {
-		x.set(objectKey(svc.Namespace, svc.Name), func(o *serviceObjects) { o.svc = svc })
+		x.set(objectKey{svc.Namespace, svc.Name}, func(o *serviceObjects) { o.svc = svc })
 	}
 }
 
@@ -130,7 +118,7 @@ func (o *serviceObjects) without(name string) {
 
 // set replaces the value of key by a copy that change modified, and drops
 // it when nothing is left. Called with the lock held.
-func (x *serviceIndex) set(key string, change func(*serviceObjects)) {
+func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 	o := &serviceObjects{}
 	if prev := x.m[key]; prev != nil {
 		*o = *prev
@@ -143,20 +131,45 @@ func (x *serviceIndex) set(key string, change func(*serviceObjects)) {
 		delete(x.m, key)
 		return
 	}
-	prev := o.selected
-	o.selected = nil
-	if x.sel != nil {
-		o.selected = selectPorts(o, prev, x.sel, &x.backends)
+	o.memo = nil
+	if x.lbs != nil {
+		o.memo = x.memoise(o)
 	}
 	x.m[key] = o
 }
 
-func sliceService(s *discoveryv1.EndpointSlice) (string, bool) {
+// memoise builds the load balancer of each port of o's Service that a
+// render may take: the TCP ports of a Service that is not ExternalName,
+// except those made of the Nodes.
+func (x *serviceIndex) memoise(o *serviceObjects) *lbMemo {
+	if o.svc == nil || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	m := &lbMemo{opts: x.lbs.opts, ports: make([]*loadBalancer, len(o.svc.Spec.Ports))}
+	for _, sl := range o.slices {
+		for i := range sl.Endpoints {
+			if h := sl.Endpoints[i].Hints; h != nil && (len(h.ForNodes) > 0 || len(h.ForZones) > 0) {
+				m.hinted = true
+			}
+		}
+	}
+	for i, p := range o.svc.Spec.Ports {
+		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
+			continue
+		}
+		if lb, ok := x.lbs.buildPort(o, i); ok {
+			m.ports[i] = &lb
+		}
+	}
+	return m
+}
+
+func sliceService(s *discoveryv1.EndpointSlice) (objectKey, bool) {
 	name := s.Labels[discoveryv1.LabelServiceName]
 	if name == "" {
-		return "", false
+		return objectKey{}, false
 	}
-	return objectKey(s.Namespace, name), true
+	return objectKey{s.Namespace, name}, true
 }
 
 // eventObject returns the object of an informer event as a T (the zero T

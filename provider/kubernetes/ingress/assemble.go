@@ -1,0 +1,292 @@
+package ingress
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// assembly turns the parts of a render state into a configuration: it
+// names the routers (conflicts between keys, repeated rules, ties between
+// routers Traefik could not tell apart), gives the default backend to the
+// oldest Ingress that has a usable one, and gathers the certificates. It
+// keeps what the last assembly did, so that a patch can undo and redo the
+// names of the parts that changed. It has two entry points: full, which
+// builds the configuration from every part, and patch, which changes the
+// previous configuration for the parts that changed and gives up (false)
+// where the outcome would depend on the order names are given in.
+type assembly struct {
+	groups   map[string]*routerGroup // by router key
+	svcRefs  map[string]svcRef       // by service name
+	certRefs map[string]*certRef     // by certificate key
+	// Routers of different keys with one rule: Traefik would pick one of
+	// them at random when their priorities and entry points are the same.
+	// rulePlaced counts the routers in the configuration by rule; tied are
+	// the rules that more than one router had at the last full assembly
+	// (which settled them: the oldest path keeps its router). A change
+	// that touches a tied rule, or gives a router a rule another router
+	// has, is assembled in full.
+	rulePlaced map[string]int32
+	tied       map[string]struct{}
+	// irregular: the last full assembly met names whose outcome depends on
+	// order; assemble in full until it does not.
+	irregular bool
+
+	dbErrs    []*ObjectError                  // about default backends
+	asmErrs   []*ObjectError                  // names taken across groups
+	tieErrs   []*ObjectError                  // routers left out of ties
+	errGroups map[*routerGroup][]*ObjectError // paths that repeat an older one's rule in their group
+	dirty     bool                            // the problems may differ from those last collected
+}
+
+type routerGroup struct {
+	key     string
+	members []*pendingRouter
+	placed  []placement // the router names given to the members
+}
+
+// placement is a router name given to a member of a group.
+type placement struct {
+	name string
+	pr   *pendingRouter
+}
+
+// svcRef counts the routers that send to a service name.
+type svcRef struct {
+	count   int
+	service *dynamic.Service
+}
+
+type certRef struct {
+	count int
+	cert  *dynamic.CertAndStores
+}
+
+// full builds the configuration from every part of st, naming the router
+// groups in the order of their keys: the outcome of names that cross from
+// one group to another then does not depend on the order of the
+// informers' lists.
+func (a *assembly) full(st *renderState) *dynamic.Configuration {
+	routers := 0
+	for _, p := range st.served {
+		routers += len(p.routers)
+	}
+	*a = assembly{
+		groups: make(map[string]*routerGroup, routers), svcRefs: make(map[string]svcRef, routers),
+		certRefs: map[string]*certRef{}, rulePlaced: make(map[string]int32, routers),
+		errGroups: map[*routerGroup][]*ObjectError{}, dirty: true,
+	}
+	out := newFullOutput(routers)
+	for _, p := range st.served {
+		for _, pr := range p.routers {
+			g := a.group(pr.key)
+			g.members = append(g.members, pr)
+		}
+	}
+	a.assignDefault(out, st)
+	for _, key := range slices.Sorted(maps.Keys(a.groups)) {
+		a.resolve(out, a.groups[key])
+	}
+	// Routers that have the same rule: who keeps it is settled over all
+	// of them.
+	for rule, n := range a.rulePlaced {
+		if n > 1 {
+			if a.tied == nil {
+				a.tied = map[string]struct{}{}
+			}
+			a.tied[rule] = struct{}{}
+		}
+	}
+	if len(a.tied) > 0 {
+		a.settleTies(out)
+	}
+	for _, p := range st.served {
+		a.addCerts(p)
+	}
+	return &dynamic.Configuration{
+		HTTP: &dynamic.HTTPConfiguration{Routers: out.routers, Services: out.services, Middlewares: map[string]*dynamic.Middleware{}},
+		TLS:  a.certList(),
+	}
+}
+
+// patch changes prev for the parts that were translated again (olds are
+// the parts news replace; st holds news already) and the load balancers
+// refreshed in place (swaps), into a new configuration when anything the
+// proxy reads changed, else prev itself. It says false when the outcome
+// would depend on the order names are given in: the caller then
+// assembles in full, which starts from nothing (the assembly is left
+// half done).
+func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, news []*ingressPart, swaps []lbSwap) (*dynamic.Configuration, bool) {
+	if a.irregular {
+		return nil, false
+	}
+	oldSet := make(map[*ingressPart]struct{}, len(olds))
+	for _, p := range olds {
+		oldSet[p] = struct{}{}
+	}
+	touched := map[string]struct{}{}
+	defaults, certs := false, false
+	for _, list := range [2][]*ingressPart{olds, news} {
+		for _, p := range list {
+			for _, pr := range p.routers {
+				touched[pr.key] = struct{}{}
+				if _, ok := a.tied[pr.router.Rule]; ok {
+					return nil, false // who keeps a tied rule is settled over all its routers
+				}
+			}
+			defaults = defaults || p.defaultBackend != nil
+			certs = certs || len(p.certs) > 0
+		}
+	}
+	out := newPatchOutput(prev.HTTP)
+	// Load balancers refreshed in place: the routers that send to them
+	// stay as they are.
+	for _, sw := range swaps {
+		if ref, ok := a.svcRefs[sw.name]; ok && ref.service == sw.old {
+			ref.service = sw.new
+			a.svcRefs[sw.name] = ref
+			out.setService(sw.name, sw.new)
+		}
+		if out.service(DefaultBackendName) == sw.old {
+			out.setService(DefaultBackendName, sw.new)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(touched))
+	for _, key := range keys {
+		if g := a.groups[key]; g != nil {
+			a.removeNames(out, g)
+			g.members = slices.DeleteFunc(g.members, func(pr *pendingRouter) bool {
+				_, gone := oldSet[pr.part]
+				return gone
+			})
+		}
+	}
+	for _, p := range news {
+		for _, pr := range p.routers {
+			g := a.group(pr.key)
+			g.members = append(g.members, pr)
+		}
+	}
+	if defaults {
+		a.assignDefault(out, st)
+	}
+	for _, key := range keys {
+		g := a.groups[key]
+		if len(g.members) == 0 {
+			delete(a.groups, key)
+			continue
+		}
+		if !a.resolve(out, g) {
+			return nil, false
+		}
+	}
+	tls := prev.TLS
+	if certs {
+		for _, p := range olds {
+			a.removeCerts(p)
+		}
+		for _, p := range news {
+			a.addCerts(p)
+		}
+		if tls = a.certList(); reflect.DeepEqual(tls, prev.TLS) {
+			tls = prev.TLS
+		}
+	}
+	if tls == prev.TLS && !out.changed() {
+		return prev, true // nothing the proxy reads changed
+	}
+	routers, services := out.apply()
+	return &dynamic.Configuration{
+		HTTP: &dynamic.HTTPConfiguration{Routers: routers, Services: services, Middlewares: prev.HTTP.Middlewares},
+		TLS:  tls,
+	}, true
+}
+
+func (a *assembly) group(key string) *routerGroup {
+	g := a.groups[key]
+	if g == nil {
+		g = &routerGroup{key: key}
+		a.groups[key] = g
+	}
+	return g
+}
+
+// assignDefault gives the default backend to the oldest Ingress whose
+// default backend can be used; the others are told which Ingress has it.
+func (a *assembly) assignDefault(out outputMaps, st *renderState) {
+	a.dirty = a.dirty || len(a.dbErrs) > 0
+	a.dbErrs = nil
+	var router *dynamic.Router
+	var service *dynamic.Service
+	var owner *ingressPart
+	for _, p := range slices.SortedFunc(maps.Keys(st.dbParts), compareParts) {
+		c := p.defaultBackend
+		switch {
+		case owner != nil:
+			a.dirty = true
+			a.dbErrs = append(a.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: "spec.defaultBackend", Severity: SeverityError,
+				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.key)})
+		case c.router == nil:
+			a.dirty = true
+			a.dbErrs = append(a.dbErrs, c.errs...)
+		default:
+			owner = p
+			router, service = c.router, c.service
+		}
+	}
+	// The same default backend keeps its pointers.
+	if old := out.router(DefaultRouterName); old != nil && router != nil && reflect.DeepEqual(old, router) {
+		router = old
+	}
+	if old := out.service(DefaultBackendName); old != nil && service != nil && reflect.DeepEqual(old, service) {
+		service = old
+	}
+	out.setRouter(DefaultRouterName, router)
+	out.setService(DefaultBackendName, service)
+}
+
+func (a *assembly) addCerts(p *ingressPart) {
+	for _, c := range p.certs {
+		ref := a.certRefs[c.key]
+		if ref == nil {
+			ref = &certRef{cert: c.cert}
+			a.certRefs[c.key] = ref
+		}
+		ref.count++
+	}
+}
+
+func (a *assembly) removeCerts(p *ingressPart) {
+	for _, c := range p.certs {
+		if ref := a.certRefs[c.key]; ref != nil {
+			if ref.count--; ref.count <= 0 {
+				delete(a.certRefs, c.key)
+			}
+		}
+	}
+}
+
+// certList is the TLS section: the certificates by key.
+func (a *assembly) certList() *dynamic.TLSConfiguration {
+	if len(a.certRefs) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(a.certRefs))
+	certs := make([]*dynamic.CertAndStores, len(keys))
+	for i, k := range keys {
+		certs[i] = a.certRefs[k].cert
+	}
+	return &dynamic.TLSConfiguration{Certificates: certs}
+}
+
+// errors are the problems the assembly found.
+func (a *assembly) errors() []*ObjectError {
+	errs := slices.Concat(a.dbErrs, a.asmErrs, a.tieErrs)
+	for _, gerrs := range a.errGroups {
+		errs = append(errs, gerrs...)
+	}
+	return errs
+}

@@ -1,0 +1,112 @@
+package ingress
+
+import (
+	"sync"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Changes collects which objects changed since the last render, from the
+// informers' events (Record is a k8s.OnChange): the coalescer between the
+// event handlers and the renders. It keeps keys only, never output. It is
+// safe for concurrent use; the zero value is ready.
+type Changes struct {
+	mu  sync.Mutex
+	set changeSet
+}
+
+// changeSet is what changed: the objects by key, and the kinds every part
+// may depend on.
+type changeSet struct {
+	full      bool // something every part may depend on
+	classes   bool // an IngressClass: which Ingresses are served
+	nodes     bool // a Node: node ports and the zone of this proxy
+	ingresses map[objectKey]struct{}
+	services  map[objectKey]struct{} // Services, also for their EndpointSlices
+	secrets   map[objectKey]struct{}
+}
+
+// All says that everything may have changed: the next render is full.
+func (c *Changes) All() {
+	c.mu.Lock()
+	c.set.full = true
+	c.mu.Unlock()
+}
+
+// Record notes the objects of an informer event that counts: nil and the
+// new object for an add, old and new for an update, the old one (or its
+// tombstone) for a delete.
+func (c *Changes) Record(kind string, old, new any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, obj := range [2]any{old, new} {
+		if obj != nil {
+			c.set.record(kind, obj)
+		}
+	}
+}
+
+func (s *changeSet) record(kind string, obj any) {
+	switch kind {
+	case "Node":
+		s.nodes = true
+		return
+	case "IngressClass":
+		s.classes = true
+		return
+	}
+	var key objectKey
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		key.namespace, key.name, _ = cache.SplitMetaNamespaceKey(tomb.Key)
+		obj = tomb.Obj
+	}
+	var labels map[string]string
+	if m, err := meta.Accessor(obj); err == nil {
+		key, labels = objectKey{m.GetNamespace(), m.GetName()}, m.GetLabels()
+	}
+	if key.namespace == "" {
+		s.full = true // nothing to tell which parts depend on it
+		return
+	}
+	switch kind {
+	case "Ingress":
+		add(&s.ingresses, key)
+	case "Service":
+		add(&s.services, key)
+	case "Secret":
+		add(&s.secrets, key)
+	case "EndpointSlice":
+		// A slice counts for the Service its label names; one without the
+		// label belongs to no Service. A tombstone without its object
+		// does not say which Service.
+		if labels == nil {
+			s.full = true
+		} else if svc := labels[discoveryv1.LabelServiceName]; svc != "" {
+			add(&s.services, objectKey{key.namespace, svc})
+		}
+	default:
+		s.full = true
+	}
+}
+
+func add(set *map[objectKey]struct{}, key objectKey) {
+	if *set == nil {
+		*set = map[objectKey]struct{}{}
+	}
+	(*set)[key] = struct{}{}
+}
+
+// take returns what changed and starts a new collection. A nil Changes
+// says everything changed.
+func (c *Changes) take() changeSet {
+	if c == nil {
+		return changeSet{full: true}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set := c.set
+	c.set = changeSet{}
+	return set
+}

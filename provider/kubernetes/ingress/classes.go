@@ -1,0 +1,64 @@
+package ingress
+
+import (
+	netv1 "k8s.io/api/networking/v1"
+)
+
+// Ingress class names and annotations.
+const (
+	// ControllerName is the controller an IngressClass must name to be ours.
+	ControllerName = "traefik.io/ingress-controller"
+	// AnnotationIngressClass is the legacy class annotation.
+	AnnotationIngressClass = "kubernetes.io/ingress.class"
+	// AnnotationDefaultClass marks the cluster's default IngressClass.
+	AnnotationDefaultClass = "ingressclass.kubernetes.io/is-default-class"
+	// defaultClassAnnotationValue is the legacy annotation value served when no class option is set.
+	defaultClassAnnotationValue = "traefik"
+)
+
+// classSet is what the IngressClasses of the cluster say about which
+// Ingresses are ours, with the ingressClass option.
+type classSet struct {
+	option        string
+	ours          map[string]bool
+	defaultExists bool
+	defaultIsOurs bool
+}
+
+// readClasses reads the IngressClasses of snap for the ingressClass option.
+func readClasses(snap Snapshot, option string) classSet {
+	cs := classSet{option: option, ours: map[string]bool{}}
+	for _, ic := range snap.IngressClasses() {
+		if ic == nil {
+			continue
+		}
+		isDefault := ic.Annotations[AnnotationDefaultClass] == "true"
+		ours := ic.Spec.Controller == ControllerName && (option == "" || ic.Name == option)
+		if ours {
+			cs.ours[ic.Name] = true
+		}
+		if isDefault {
+			cs.defaultExists = true
+			cs.defaultIsOurs = cs.defaultIsOurs || ours
+		}
+	}
+	return cs
+}
+
+// serves says whether an Ingress is for this provider: its ingressClassName
+// names one of our IngressClasses; or its legacy class annotation matches the
+// ingressClass option ("traefik" when the option is empty); or it names no
+// class at all and either the cluster's default IngressClass is ours or, when
+// the cluster has no default class, the ingressClass option is empty.
+func (cs classSet) serves(ing *netv1.Ingress) bool {
+	if ing.Spec.IngressClassName != nil {
+		return cs.ours[*ing.Spec.IngressClassName]
+	}
+	if annotation := ing.Annotations[AnnotationIngressClass]; annotation != "" {
+		return annotation == cs.option || (cs.option == "" && annotation == defaultClassAnnotationValue)
+	}
+	if cs.defaultExists {
+		return cs.defaultIsOurs
+	}
+	return cs.option == ""
+}

@@ -1,0 +1,84 @@
+package ingress
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// sameConfiguration says whether two configurations are equal, field for
+// field (reflect.DeepEqual), quickly where they share pointers (load
+// balancers and routers kept from the previous render) and for routers,
+// which a full render builds anew. It decides whether a render "changed"
+// anything: a field it missed would hold back a configuration the proxy
+// needs (TestSameConfigurationCoversEverySchemaField guards it).
+func sameConfiguration(a, b *dynamic.Configuration) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.HTTP == nil || b.HTTP == nil {
+		return reflect.DeepEqual(a, b)
+	}
+	if len(a.HTTP.Routers) != len(b.HTTP.Routers) || len(a.HTTP.Services) != len(b.HTTP.Services) ||
+		(a.HTTP.Routers == nil) != (b.HTTP.Routers == nil) || (a.HTTP.Services == nil) != (b.HTTP.Services == nil) {
+		return false
+	}
+	for name, ra := range a.HTTP.Routers {
+		if rb, ok := b.HTTP.Routers[name]; !ok || !sameRouter(ra, rb) {
+			return false
+		}
+	}
+	for name, sa := range a.HTTP.Services {
+		if sb, ok := b.HTTP.Services[name]; !ok || (sa != sb && !reflect.DeepEqual(sa, sb)) {
+			return false
+		}
+	}
+	// Everything else, by reflection: whatever the schema adds is compared.
+	ha, hb := *a.HTTP, *b.HTTP
+	ha.Routers, ha.Services, hb.Routers, hb.Services = nil, nil, nil, nil
+	ca, cb := *a, *b
+	ca.HTTP, cb.HTTP = &ha, &hb
+	return reflect.DeepEqual(ca, cb)
+}
+
+// sameRouter says whether two routers are equal, field for field: the
+// fields a router of this provider sets compared directly, the rest by
+// reflection, so that a field added to the schema is compared too.
+func sameRouter(a, b *dynamic.Router) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Rule != b.Rule || a.Service != b.Service || a.Priority != b.Priority ||
+		!sameStrings(a.EntryPoints, b.EntryPoints) || !sameStrings(a.Middlewares, b.Middlewares) {
+		return false
+	}
+	if !sameObservability(a.Observability, b.Observability) {
+		return false
+	}
+	ra, rb := *a, *b
+	ra.Rule, ra.Service, ra.Priority, ra.EntryPoints, ra.Middlewares, ra.Observability = "", "", 0, nil, nil, nil
+	rb.Rule, rb.Service, rb.Priority, rb.EntryPoints, rb.Middlewares, rb.Observability = "", "", 0, nil, nil, nil
+	return reflect.DeepEqual(ra, rb)
+}
+
+// sameObservability is reflect.DeepEqual of two routers' observability,
+// quick for the Ingress metadata every router of this provider has.
+func sameObservability(a, b *dynamic.RouterObservabilityConfig) bool {
+	if a == nil || b == nil || a.Metadata == nil || b.Metadata == nil || a.Metadata.Ingress == nil || b.Metadata.Ingress == nil {
+		return reflect.DeepEqual(a, b)
+	}
+	ca, cb := *a, *b
+	ma, mb := *a.Metadata, *b.Metadata
+	if *ma.Ingress != *mb.Ingress {
+		return false
+	}
+	ma.Ingress, mb.Ingress = nil, nil
+	ca.Metadata, cb.Metadata = &ma, &mb
+	return reflect.DeepEqual(ca, cb)
+}
+
+// sameStrings is reflect.DeepEqual of two string slices: nil and empty differ.
+func sameStrings(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}

@@ -1,0 +1,203 @@
+package ingress
+
+import (
+	"slices"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// incremental translates again the parts that depend on the changed
+// objects and patches the previous configuration with them.
+func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
+	r.stats.Incremental++
+	st := r.st
+	ps := r.newPass(snap, map[portKey]*serviceEntry{})
+	dirty := map[objectKey]struct{}{}
+	// stale takes the entries of svc out of the state, with its users
+	// to translate again.
+	stale := func(svc objectKey, nodesOnly bool) {
+		for _, p := range st.svcUsers[svc] {
+			dirty[p.key] = struct{}{}
+			for _, en := range p.entries {
+				if en.key.svc == svc && (!nodesOnly || en.lb.nodes) && st.entries[en.key] == en {
+					ps.stale[en.key] = en
+					delete(st.entries, en.key)
+				}
+			}
+		}
+	}
+	var swaps []lbSwap
+	for svc := range set.services {
+		if sw, ok := ps.refresh(svc); ok {
+			swaps = append(swaps, sw...)
+		} else {
+			stale(svc, false)
+		}
+	}
+	for key := range set.secrets {
+		for _, p := range st.secUsers[key] {
+			dirty[p.key] = struct{}{}
+		}
+	}
+	for key := range set.ingresses {
+		dirty[key] = struct{}{}
+	}
+	if set.nodes && st.nodeEntries > 0 {
+		// Node ports: the load balancers built from the Nodes, refreshed
+		// in place, or else translated again with their users.
+		nodeServices := map[objectKey]struct{}{}
+		for _, en := range st.entries {
+			if en.lb.nodes {
+				nodeServices[en.key.svc] = struct{}{}
+			}
+		}
+		for svc := range nodeServices {
+			if sw, ok := ps.refresh(svc); ok {
+				swaps = append(swaps, sw...)
+			} else {
+				stale(svc, true)
+			}
+		}
+	}
+	if set.classes {
+		// The Ingresses whose class now says otherwise come or go; the
+		// others are as they were (a part does not depend on classes).
+		r.classes = readClasses(snap, r.opts.IngressClass)
+		for _, ing := range snap.Ingresses() {
+			if ing == nil {
+				continue
+			}
+			key := objectKey{ing.Namespace, ing.Name}
+			if _, was := st.parts[key]; was != r.classes.serves(ing) {
+				dirty[key] = struct{}{}
+			}
+		}
+	}
+	if len(dirty) == 0 && len(swaps) == 0 {
+		// Nothing to translate; the warnings about this proxy's Node may
+		// still have changed.
+		return r.result(), false
+	}
+	var olds, news []*ingressPart
+	was := map[objectKey]*netv1.Ingress{}
+	for key := range dirty {
+		if old := st.parts[key]; old != nil {
+			olds = append(olds, old)
+			was[key] = old.ing
+		}
+	}
+	st.remove(olds)
+	for key := range dirty {
+		ing := getter.Ingress(key.namespace, key.name)
+		if ing == nil || !r.classes.serves(ing) {
+			continue
+		}
+		news = append(news, ps.tr.translate(ing))
+		r.stats.Parts++
+		r.stats.Translated++
+		if was[key] != ing {
+			r.ingresses = nil // a new or changed Ingress
+		}
+	}
+	st.add(news)
+	if len(olds) != len(news) {
+		r.ingresses = nil // an Ingress is gone
+	}
+	st.sweep()
+	r.certs.prune(st.secUsers)
+	prev := r.conf
+	conf, ok := r.asm.patch(prev, st, olds, news, swaps)
+	if !ok {
+		r.stats.Reassembled++
+		r.conf = r.asm.full(st)
+		return r.result(), !sameConfiguration(prev, r.conf)
+	}
+	r.conf = conf
+	// The same configuration may come with other errors or Ingresses.
+	return r.result(), conf != prev
+}
+
+// lbSwap is a load balancer of the configuration that refresh replaced.
+type lbSwap struct {
+	name     string // the service's name in the configuration
+	old, new *dynamic.Service
+}
+
+// refresh rebuilds the load balancers of the Service svc after a change
+// of the Service, its EndpointSlices or the Nodes, without translating
+// the Ingresses that use them again, when nothing those Ingresses read
+// has changed: every load balancer of it in use was built before and is
+// built now, with servers both times unless allowEmptyServices is on,
+// from the Nodes both times or neither. A part reads of those objects
+// only that (translation reads them through the entries alone), so its
+// routers stay as they are: the parts take the new entries and load
+// balancers in place, and the swaps say which services of the
+// configuration change. A slice change of a Service that a thousand
+// Ingresses share then costs one load balancer and a pass over its users,
+// not a thousand translations. When a user must be translated again,
+// refresh changes nothing and says false.
+func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
+	st, allowEmpty := ps.r.st, ps.r.opts.AllowEmptyServices
+	usable := func(en *serviceEntry) bool { return en.lb.err == nil && (allowEmpty || !en.lb.noServers()) }
+	users := st.svcUsers[svc]
+	var olds []*serviceEntry
+	for _, p := range users {
+		for _, en := range p.entries {
+			if en.key.svc != svc || slices.Contains(olds, en) {
+				continue
+			}
+			if st.entries[en.key] != en || !usable(en) {
+				return nil, false
+			}
+			olds = append(olds, en)
+		}
+	}
+	nus := make([]*serviceEntry, len(olds))
+	for i, old := range olds {
+		ps.stale[old.key] = old // newEntry keeps the old load balancer's pointer when the new one equals it
+		nu := ps.newEntry(old.key)
+		delete(ps.stale, old.key)
+		if nu.lb.nodes != old.lb.nodes || !usable(nu) {
+			return nil, false
+		}
+		nus[i] = nu
+	}
+	var swaps []lbSwap
+	for i, old := range olds {
+		nu := nus[i]
+		nu.users = old.users
+		st.entries[old.key] = nu
+		ps.r.stats.Refreshed++
+		if len(old.lb.errs) > 0 {
+			delete(st.errEntries, old)
+			st.errsDirty = true
+		}
+		if len(nu.lb.errs) > 0 {
+			st.errEntries[nu] = struct{}{}
+			st.errsDirty = true
+		}
+		if nu.lb.service != old.lb.service {
+			swaps = append(swaps, lbSwap{name: nu.name, old: old.lb.service, new: nu.lb.service})
+		}
+	}
+	for _, p := range users {
+		for j, en := range p.entries {
+			if k := slices.Index(olds, en); k >= 0 {
+				p.entries[j] = nus[k]
+			}
+		}
+		for _, sw := range swaps {
+			for _, pr := range p.routers {
+				if pr.service == sw.old {
+					pr.service = sw.new
+				}
+			}
+			if c := p.defaultBackend; c != nil && c.service == sw.old {
+				c.service = sw.new
+			}
+		}
+	}
+	return swaps, true
+}

@@ -1,0 +1,215 @@
+package ingress
+
+import (
+	"slices"
+)
+
+// serviceEntry is the load balancer of one Service port in a render
+// state, shared by the Ingress paths that name it, with the objects it
+// was built from and how many parts use it.
+type serviceEntry struct {
+	key   portKey
+	name  string          // the service's name in the configuration
+	objs  *serviceObjects // nil when there is no such Service
+	lb    loadBalancer
+	users int32 // the parts that use it
+}
+
+// renderState is what the last render left: the part of each served
+// Ingress, the entries of the Service ports in use, and who uses what, so
+// that a change finds the parts that depend on it. Its invariants: served
+// holds the parts of parts, sorted by compareParts; an entry in entries
+// has users equal to the parts whose entries hold it; svcUsers and
+// secUsers list each part under each Service and Secret it uses, once;
+// errParts, errEntries and dbParts hold the parts and entries in use with
+// problems, and the parts with a default backend.
+type renderState struct {
+	parts       map[objectKey]*ingressPart
+	served      []*ingressPart
+	entries     map[portKey]*serviceEntry
+	svcUsers    map[objectKey][]*ingressPart
+	secUsers    map[objectKey][]*ingressPart
+	errParts    map[*ingressPart]struct{}
+	errEntries  map[*serviceEntry]struct{}
+	dbParts     map[*ingressPart]struct{}
+	nodeEntries int             // entries in use that read the Nodes
+	zeroed      []*serviceEntry // entries that lost their last user, for sweep
+	errsDirty   bool            // the problems may differ from those last collected
+}
+
+func newRenderState(size int) *renderState {
+	return &renderState{
+		parts:      make(map[objectKey]*ingressPart, size),
+		entries:    make(map[portKey]*serviceEntry, size),
+		svcUsers:   make(map[objectKey][]*ingressPart, size),
+		secUsers:   map[objectKey][]*ingressPart{},
+		errParts:   map[*ingressPart]struct{}{},
+		errEntries: map[*serviceEntry]struct{}{},
+		dbParts:    map[*ingressPart]struct{}{},
+		errsDirty:  true,
+	}
+}
+
+// add records parts, at their places in served, and what they depend on.
+// Each part's place is found by binary search in the list as it was; then
+// the list is opened once, from the back: adding k parts to n costs k
+// binary searches and one pass, not k passes.
+func (s *renderState) add(news []*ingressPart) {
+	sorted := slices.SortedFunc(slices.Values(news), compareParts)
+	pos := make([]int, len(sorted))
+	for j, p := range sorted {
+		pos[j], _ = slices.BinarySearchFunc(s.served, p, compareParts)
+	}
+	end := len(s.served) // the parts before end have not moved yet
+	s.served = slices.Grow(s.served, len(sorted))[:end+len(sorted)]
+	for j := len(sorted) - 1; j >= 0; j-- {
+		copy(s.served[pos[j]+j+1:end+j+1], s.served[pos[j]:end])
+		s.served[pos[j]+j] = sorted[j]
+		end = pos[j]
+	}
+	for _, p := range news {
+		s.record(p)
+	}
+}
+
+// record records what p depends on and what of it is reported.
+func (s *renderState) record(p *ingressPart) {
+	s.parts[p.key] = p
+	for _, en := range p.entries {
+		en.users++
+		if en.users == 1 {
+			if en.lb.nodes {
+				s.nodeEntries++
+			}
+			if len(en.lb.errs) > 0 {
+				s.errEntries[en] = struct{}{}
+				s.errsDirty = true
+			}
+		}
+		addUser(s.svcUsers, en.key.svc, p)
+	}
+	for _, key := range p.secrets {
+		addUser(s.secUsers, key, p)
+	}
+	if len(p.errs) > 0 {
+		s.errParts[p] = struct{}{}
+		s.errsDirty = true
+	}
+	if p.defaultBackend != nil {
+		s.dbParts[p] = struct{}{}
+	}
+}
+
+// remove forgets parts (recorded ones, each once) and what they depended
+// on. Like add, it costs one pass over served and over the users of each
+// key, however many parts go.
+func (s *renderState) remove(olds []*ingressPart) {
+	if len(olds) == 0 {
+		return
+	}
+	// The places of the parts by binary search, then one pass that closes
+	// the gaps.
+	at := make([]int, 0, len(olds))
+	gone := make(map[*ingressPart]struct{}, len(olds))
+	for _, p := range olds {
+		gone[p] = struct{}{}
+		if i, found := slices.BinarySearchFunc(s.served, p, compareParts); found && s.served[i] == p {
+			at = append(at, i)
+		}
+	}
+	slices.Sort(at)
+	if len(at) > 0 {
+		w := at[0]
+		for r, next := at[0], 0; r < len(s.served); r++ {
+			if next < len(at) && r == at[next] {
+				next++
+				continue
+			}
+			s.served[w] = s.served[r]
+			w++
+		}
+		clear(s.served[w:])
+		s.served = s.served[:w]
+	}
+	svcKeys, secKeys := map[objectKey][]*ingressPart{}, map[objectKey][]*ingressPart{}
+	for _, p := range olds {
+		delete(s.parts, p.key)
+		for _, en := range p.entries {
+			if en.users--; en.users == 0 {
+				if en.lb.nodes {
+					s.nodeEntries--
+				}
+				if len(en.lb.errs) > 0 {
+					delete(s.errEntries, en)
+					s.errsDirty = true
+				}
+				s.zeroed = append(s.zeroed, en)
+			}
+			if list := svcKeys[en.key.svc]; len(list) == 0 || list[len(list)-1] != p {
+				svcKeys[en.key.svc] = append(list, p)
+			}
+		}
+		for _, key := range p.secrets {
+			secKeys[key] = append(secKeys[key], p)
+		}
+		if len(p.errs) > 0 {
+			delete(s.errParts, p)
+			s.errsDirty = true
+		}
+		delete(s.dbParts, p)
+	}
+	for key, parts := range svcKeys {
+		removeUsers(s.svcUsers, key, gone, parts)
+	}
+	for key, parts := range secKeys {
+		removeUsers(s.secUsers, key, gone, parts)
+	}
+}
+
+// sweep drops the entries nobody uses any more.
+func (s *renderState) sweep() {
+	for _, en := range s.zeroed {
+		if en.users == 0 && s.entries[en.key] == en {
+			delete(s.entries, en.key)
+		}
+	}
+	s.zeroed = s.zeroed[:0]
+}
+
+// addUser adds p to the users of key. A part is recorded once, all its
+// keys in a row (record), so that p is already among the users of key only
+// when it was the last added: a Service shared by thousands of Ingresses
+// costs no search of its users.
+func addUser(users map[objectKey][]*ingressPart, key objectKey, p *ingressPart) {
+	list := users[key]
+	if n := len(list); n > 0 && list[n-1] == p {
+		return // another port of the same Service
+	}
+	users[key] = append(list, p)
+}
+
+// removeUsers takes parts, which are in gone, out of the users of key. A
+// few are found one by one; more are filtered out in one pass, so that
+// taking all the users of a shared Service out is linear, not quadratic.
+func removeUsers(users map[objectKey][]*ingressPart, key objectKey, gone map[*ingressPart]struct{}, parts []*ingressPart) {
+	list := users[key]
+	if len(parts) <= 4 {
+		for _, p := range parts {
+			if i := slices.Index(list, p); i >= 0 {
+				list[i] = list[len(list)-1]
+				list[len(list)-1] = nil
+				list = list[:len(list)-1]
+			}
+		}
+	} else {
+		list = slices.DeleteFunc(list, func(p *ingressPart) bool { _, ok := gone[p]; return ok })
+	}
+	if len(list) == 0 {
+		delete(users, key)
+	} else {
+		users[key] = list
+	}
+}
+
+// sortServed puts served in the order of compareParts.
+func (s *renderState) sortServed() { slices.SortFunc(s.served, compareParts) }

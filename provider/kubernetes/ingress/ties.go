@@ -1,0 +1,71 @@
+package ingress
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
+)
+
+// rulePlacement is a router of the configuration and the path it came from.
+type rulePlacement struct {
+	g    *routerGroup
+	name string
+	pr   *pendingRouter
+}
+
+// settleTies keeps, among routers of different keys that have one rule,
+// the router of the oldest path (the order of compareRouters), and leaves
+// out each younger one that Traefik could not tell from a kept one: the
+// same priority, both TLS or neither, an entry point in common (none named
+// is all of them). Traefik tries routers of one priority in the order of
+// a Go map, so such a pair would route at random, and differently from
+// one reload (or one replica) to the next. The paths left out are
+// reported.
+func (a *assembly) settleTies(out outputMaps) {
+	byRule := make(map[string][]rulePlacement, len(a.tied))
+	for _, g := range a.groups {
+		for _, pl := range g.placed {
+			if rt := out.router(pl.name); rt != nil {
+				if _, ok := a.tied[rt.Rule]; ok {
+					byRule[rt.Rule] = append(byRule[rt.Rule], rulePlacement{g: g, name: pl.name, pr: pl.pr})
+				}
+			}
+		}
+	}
+	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
+		list := byRule[rule]
+		slices.SortFunc(list, func(a, b rulePlacement) int { return compareRouters(a.pr, b.pr) })
+		var kept []rulePlacement
+		for _, c := range list {
+			i := slices.IndexFunc(kept, func(k rulePlacement) bool { return sameRequests(out.router(k.name), out.router(c.name)) })
+			if i < 0 {
+				kept = append(kept, c)
+				continue
+			}
+			winner := kept[i]
+			a.unplace(out, c.name)
+			c.g.placed = slices.DeleteFunc(c.g.placed, func(pl placement) bool { return pl.name == c.name })
+			ing := c.pr.part.ing
+			a.tieErrs = append(a.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.path.String(), Severity: SeverityError,
+				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
+					winner.pr.part.ing.Namespace, winner.pr.part.ing.Name, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))})
+		}
+	}
+	a.dirty = true
+}
+
+// sameRequests says whether Traefik could not tell two routers with one
+// rule apart: the same priority (0 is the length of the rule), both TLS or
+// neither, and an entry point in common (none named is all of them).
+func sameRequests(a, b *dynamic.Router) bool {
+	if a.Priority != b.Priority || (a.TLS == nil) != (b.TLS == nil) {
+		return false
+	}
+	if len(a.EntryPoints) == 0 || len(b.EntryPoints) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(a.EntryPoints, func(ep string) bool { return slices.Contains(b.EntryPoints, ep) })
+}
