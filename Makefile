@@ -36,10 +36,12 @@ bench:
 check-traefik:
 	bash tools/traefik-check/run
 
-# Traefik's Kubernetes Ingress provider and sliceway's full render on the
-# same generated clusters, in turn, then what Traefik's HTTP and file
-# providers spend reading sliceway's configurations (fetches Traefik's
-# module; see docs/performance.md).
+# Traefik's Kubernetes Ingress provider and sliceway's renders (cold and
+# warm full, after one EndpointSlice change) on the same generated
+# clusters, in turn, as a table and an SVG picture of time against cluster
+# size; then what Traefik's HTTP and file providers spend reading
+# sliceway's configurations (fetches Traefik's module; settings in
+# tools/traefik-bench/run; see docs/performance.md).
 bench-traefik:
 	bash tools/traefik-bench/run
 

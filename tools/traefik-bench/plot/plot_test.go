@@ -140,8 +140,9 @@ func TestWriteSVG(t *testing.T) {
 	if !(lastY["traefik"] < lastY["warm"] && lastY["warm"] < lastY["full"] && lastY["full"] < lastY["slice"]) {
 		t.Errorf("lines at the largest size out of order (y): %v", lastY)
 	}
+	// The sizes measured label the x axis, 3,000 among them.
 	texts := strings.Join(doc.Texts, "|")
-	for _, want := range []string{"Render time & size", "Traefik's Ingress provider", "sliceway after one EndpointSlice change", "10,000", "400 ms", "0.250 ms"} {
+	for _, want := range []string{"Render time & size", "Traefik's Ingress provider", "sliceway after one EndpointSlice change", "3,000", "10,000", "400 ms", "0.250 ms"} {
 		if !strings.Contains(texts, want) {
 			t.Errorf("no text %q in the picture: %s", want, texts)
 		}
@@ -223,6 +224,17 @@ func TestLogAxis(t *testing.T) {
 		}
 		if a.frac(c.min) < 0 || a.frac(c.max) > 1 || math.IsNaN(a.frac(c.max)) {
 			t.Errorf("[%v, %v] not inside the axis [%v, %v]", c.min, c.max, a.lo, a.hi)
+		}
+		// The axis of the sizes holds them off its edges, with no grid
+		// line outside it.
+		d := newDataAxis(c.min, c.max)
+		if d.frac(c.min) <= 0 || d.frac(c.max) >= 1 {
+			t.Errorf("[%v, %v] on or past the edges of its data axis [%v, %v]", c.min, c.max, d.lo, d.hi)
+		}
+		for _, v := range append(d.ticks, d.minor...) {
+			if v < d.lo || v > d.hi {
+				t.Errorf("grid line %v outside the data axis [%v, %v]", v, d.lo, d.hi)
+			}
 		}
 	}
 }

@@ -67,19 +67,21 @@ func WriteSVG(w io.Writer, r *Results, o Options) error {
 	for i, n := range r.Sizes {
 		xs[i] = float64(n)
 	}
-	xa := newLogAxis(slices.Min(xs), slices.Max(xs))
-	ya := newLogAxis(slices.Min(ys), slices.Max(ys))
+	// The sizes measured are the x labels, on an axis just wider than
+	// they are, unless they would overlap; the round numbers of the axis
+	// are then the labels.
+	xa := newDataAxis(slices.Min(xs), slices.Max(xs))
 	px := func(v float64) float64 { return left + xa.frac(v)*plotW }
-	py := func(v float64) float64 { return top + (1-ya.frac(v))*plotH }
-	// The sizes measured are the x labels, unless they would overlap; the
-	// round numbers of the axis are then the labels and the grid.
 	xlabels := xs
 	for i := 1; i < len(xs); i++ {
 		if px(xs[i])-px(xs[i-1]) < 56 {
+			xa = newLogAxis(slices.Min(xs), slices.Max(xs))
 			xlabels = xa.ticks
 			break
 		}
 	}
+	ya := newLogAxis(slices.Min(ys), slices.Max(ys))
+	py := func(v float64) float64 { return top + (1-ya.frac(v))*plotH }
 	// The legend goes under the plot, two entries a row: inside it would
 	// hide points, wherever the lines of a given run happen to pass.
 	rows := (len(r.Series) + 1) / 2
@@ -252,6 +254,19 @@ func newLogAxis(min, max float64) logAxis {
 			a.minor = append(a.minor, roundSig(m*p))
 		}
 	}
+	return a
+}
+
+// newDataAxis is newLogAxis narrowed to [min, max] and a margin of a
+// twentieth of its span (a tenth of a decade at least), with the grid
+// lines that fall inside: the labels are then the data's own values.
+func newDataAxis(min, max float64) logAxis {
+	a := newLogAxis(min, max)
+	pad := math.Max(0.05*math.Log10(max/min), 0.1)
+	a.lo, a.hi = min/math.Pow(10, pad), max*math.Pow(10, pad)
+	outside := func(v float64) bool { return v < a.lo || v > a.hi }
+	a.ticks = slices.DeleteFunc(a.ticks, outside)
+	a.minor = slices.DeleteFunc(a.minor, outside)
 	return a
 }
 
