@@ -46,6 +46,10 @@ type routerGroup struct {
 	key     string
 	members []*pendingRouter
 	placed  []placement // the router names given to the members
+	// Most keys have one router: room for it in the group, which a full
+	// assembly makes for every key.
+	memberBuf [1]*pendingRouter
+	placedBuf [1]placement
 }
 
 // placement is a router name given to a member of a group.
@@ -65,11 +69,12 @@ type certRef struct {
 	cert  *dynamic.CertAndStores
 }
 
-// full builds the configuration from every part of st, naming the router
-// groups in the order of their keys: the outcome of names that cross from
-// one group to another then does not depend on the order of the
-// informers' lists.
-func (a *assembly) full(st *renderState) *dynamic.Configuration {
+// full builds the configuration from every part of st, which byKey holds
+// in the order of the Ingresses' keys (namespace, then name): the router
+// groups are named in the order their first path comes in, so that the
+// outcome of names that cross from one group to another does not depend
+// on the order of the informers' lists.
+func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configuration {
 	routers := 0
 	for _, p := range st.served {
 		routers += len(p.routers)
@@ -80,15 +85,20 @@ func (a *assembly) full(st *renderState) *dynamic.Configuration {
 		errGroups: map[*routerGroup][]*ObjectError{}, dirty: true,
 	}
 	out := newFullOutput(routers)
-	for _, p := range st.served {
-		for _, pr := range p.routers {
+	var order []*routerGroup // first met, in key order of the Ingresses
+	for _, p := range byKey {
+		for i := range p.routers {
+			pr := &p.routers[i]
 			g := a.group(pr.key)
+			if len(g.members) == 0 {
+				order = append(order, g)
+			}
 			g.members = append(g.members, pr)
 		}
 	}
 	a.assignDefault(out, st)
-	for _, key := range slices.Sorted(maps.Keys(a.groups)) {
-		a.resolve(out, a.groups[key])
+	for _, g := range order {
+		a.resolve(out, g)
 	}
 	// Routers that have the same rule: who keeps it is settled over all
 	// of them.
@@ -131,7 +141,8 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 	defaults, certs := false, false
 	for _, list := range [2][]*ingressPart{olds, news} {
 		for _, p := range list {
-			for _, pr := range p.routers {
+			for i := range p.routers {
+				pr := &p.routers[i]
 				touched[pr.key] = struct{}{}
 				if _, ok := a.tied[pr.router.Rule]; ok {
 					return nil, false // who keeps a tied rule is settled over all its routers
@@ -165,7 +176,8 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 		}
 	}
 	for _, p := range news {
-		for _, pr := range p.routers {
+		for i := range p.routers {
+			pr := &p.routers[i]
 			g := a.group(pr.key)
 			g.members = append(g.members, pr)
 		}
@@ -209,6 +221,7 @@ func (a *assembly) group(key string) *routerGroup {
 	g := a.groups[key]
 	if g == nil {
 		g = &routerGroup{key: key}
+		g.members, g.placed = g.memberBuf[:0], g.placedBuf[:0]
 		a.groups[key] = g
 	}
 	return g

@@ -371,11 +371,18 @@ func (s listerSnapshot) space(ns string) *namespaceInformers {
 	return s.c.spaces[ns]
 }
 
-// Ingresses lists the watched Ingresses. The server already filtered by
-// the selector; it is checked again so a client that ignores selectors
-// cannot widen the set.
+// Ingresses lists the watched Ingresses: those the client planned, else
+// those of its listers. The server already filtered by the selector; it
+// is checked again so a client that ignores selectors cannot widen the
+// set.
 func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 	var out []*netv1.Ingress
+	if s.c.plans != nil {
+		for _, pl := range s.plans() {
+			out = append(out, pl.ing)
+		}
+		return out
+	}
 	for _, ns := range s.c.spaces {
 		list, _ := ns.ingresses.List(s.c.selector)
 		out = append(out, list...)
@@ -389,6 +396,16 @@ func (s listerSnapshot) plan(ing *netv1.Ingress) *ingressPlan {
 		return nil
 	}
 	return s.c.plans.plan(ing)
+}
+
+// plans are the client's plans of the Ingresses the selector matches; nil
+// when it makes none.
+func (s listerSnapshot) plans() []*ingressPlan {
+	if s.c.plans == nil {
+		return nil
+	}
+	everything := s.c.selector.Empty()
+	return s.c.plans.list(func(ing *netv1.Ingress) bool { return everything || s.c.selector.Matches(labels.Set(ing.Labels)) })
 }
 
 // Ingress returns one watched Ingress (nil when there is none, or when it

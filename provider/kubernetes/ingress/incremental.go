@@ -111,7 +111,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	conf, ok := r.asm.patch(prev, st, olds, news, swaps)
 	if !ok {
 		r.stats.Reassembled++
-		r.conf = r.asm.full(st)
+		r.conf = r.asm.full(st, st.byKey())
 		return r.result(), !sameConfiguration(prev, r.conf)
 	}
 	r.conf = conf
@@ -157,7 +157,7 @@ func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
 	nus := make([]*serviceEntry, len(olds))
 	for i, old := range olds {
 		ps.stale[old.key] = old // newEntry keeps the old load balancer's pointer when the new one equals it
-		nu := ps.newEntry(old.key)
+		nu := ps.newEntry(old.key, old.name)
 		delete(ps.stale, old.key)
 		if nu.lb.nodes != old.lb.nodes || !usable(nu) {
 			return nil, false
@@ -189,8 +189,8 @@ func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
 			}
 		}
 		for _, sw := range swaps {
-			for _, pr := range p.routers {
-				if pr.service == sw.old {
+			for i := range p.routers {
+				if pr := &p.routers[i]; pr.service == sw.old {
 					pr.service = sw.new
 				}
 			}

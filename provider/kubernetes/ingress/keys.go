@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"strconv"
+	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
 )
@@ -14,6 +15,14 @@ type objectKey struct {
 }
 
 func (k objectKey) String() string { return k.namespace + "/" + k.name }
+
+// compareKeys orders keys by namespace, then name.
+func compareKeys(a, b objectKey) int {
+	if c := strings.Compare(a.namespace, b.namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
 
 // portKey names one port of a Service the way an Ingress backend refers
 // to it: by name, or by number when no name is given. Two backends that

@@ -112,7 +112,7 @@ func (a *assembly) removeNames(out outputMaps, g *routerGroup) {
 	for _, pl := range g.placed {
 		a.unplace(out, pl.name)
 	}
-	g.placed = nil
+	g.placed = g.placedBuf[:0]
 	if _, ok := a.errGroups[g]; ok {
 		delete(a.errGroups, g)
 		a.dirty = true

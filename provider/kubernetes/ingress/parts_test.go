@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
@@ -29,7 +28,7 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 	}
 	shared := &serviceEntry{key: port("shared", "http")}
 	newPart := func(n int) *ingressPart {
-		p := &ingressPart{key: objectKey{"ns", fmt.Sprintf("ing-%04d", n)}, created: time.Unix(int64(rng.IntN(50)), 0)}
+		p := &ingressPart{key: objectKey{"ns", fmt.Sprintf("ing-%04d", n)}, createdSec: int64(rng.IntN(50))}
 		p.entries = append(p.entries, entries[rng.IntN(len(entries))])
 		if rng.IntN(2) == 0 {
 			p.entries = append(p.entries, shared)

@@ -59,6 +59,7 @@ type plannedPath struct {
 	ref     pathRef
 	key     string  // the router key, before conflicts are settled
 	backend portKey // the Service port
+	service string  // the name of its load balancer: backend.serviceName()
 	router  *dynamic.Router
 }
 
@@ -119,7 +120,7 @@ func planIngress(ing *netv1.Ingress, opts planOptions, routerSets *annotationMem
 			rt.Rule = `PathPrefix("/")`
 			rt.Priority = math.MinInt32
 			setObservability(rt, &observabilityAlloc{}, ing, sb.Name, key.text())
-			pd.path.backend, pd.path.router = key, rt
+			pd.path.backend, pd.path.service, pd.path.router = key, key.serviceName(), rt
 		}
 		pl.defaultBackend = pd
 	}
@@ -143,11 +144,13 @@ func planIngress(ing *netv1.Ingress, opts planOptions, routerSets *annotationMem
 				continue
 			}
 			key := backendPort(ing.Namespace, sb)
+			service := key.serviceName()
 			pl.paths = append(pl.paths, plannedPath{
 				ref:     ref,
 				key:     routerKey(ing.Namespace, ing.Name, rule.Host, path.Path),
 				backend: key,
-				router:  pathRouter(ra, ing, rule.Host, path, key.serviceName(), key.text(), opts.strictPrefix),
+				service: service,
+				router:  pathRouter(ra, ing, rule.Host, path, service, key.text(), opts.strictPrefix),
 			})
 		}
 	}

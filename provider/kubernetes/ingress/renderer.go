@@ -3,6 +3,7 @@ package ingress
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	netv1 "k8s.io/api/networking/v1"
 
@@ -131,25 +132,39 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
 	r.classes = readClasses(snap, r.opts.IngressClass)
-	var served []*netv1.Ingress
-	for _, ing := range snap.Ingresses() {
-		if ing != nil && r.classes.serves(ing) {
-			served = append(served, ing)
+	// The client's plans list its Ingresses with what it made of them;
+	// another snapshot's Ingresses are planned here. They are translated
+	// in the order of their keys, which the assembly names routers in
+	// (and which the client's plans come in already, the order the
+	// informers allocated the objects in: reading them so is quicker).
+	var plans []*ingressPlan
+	if pr, ok := snap.(planReader); ok {
+		plans = pr.plans()
+	}
+	if plans == nil {
+		for _, ing := range snap.Ingresses() {
+			if ing != nil {
+				plans = append(plans, &ingressPlan{ing: ing, key: objectKey{ing.Namespace, ing.Name}}) // planned by translatePlanned
+			}
 		}
 	}
+	slices.SortFunc(plans, func(a, b *ingressPlan) int { return compareKeys(a.key, b.key) })
 	prevEntries := r.st.entries
-	r.st = newRenderState(len(served))
+	r.st = newRenderState(len(plans))
 	ps := r.newPass(snap, prevEntries)
-	for _, ing := range served {
-		r.st.served = append(r.st.served, ps.tr.translate(ing))
+	byKey := make([]*ingressPart, 0, len(plans))
+	for _, pl := range plans {
+		if r.classes.serves(pl.ing) {
+			byKey = append(byKey, ps.tr.translatePlanned(pl.ing, pl))
+		}
 	}
-	r.stats.Translated += len(served)
-	r.st.sortServed()
-	for _, p := range r.st.served {
+	r.stats.Translated += len(byKey)
+	r.st.served = slices.SortedFunc(slices.Values(byKey), compareParts)
+	for _, p := range byKey {
 		r.st.record(p)
 	}
 	prev := r.conf
-	r.conf = r.asm.full(r.st)
+	r.conf = r.asm.full(r.st, byKey)
 	r.certs.prune(r.st.secUsers)
 	r.ingresses = nil
 	return r.result(), prev == nil || !sameConfiguration(prev, r.conf)
@@ -175,11 +190,13 @@ type serviceReader interface {
 	lbOptions() *lbOptions
 }
 
-// planReader is the optional method of a Snapshot that gives the plan the
+// planReader is the optional methods of a Snapshot that give the plan the
 // client made of an Ingress when it arrived (nil when it has none for
-// that object).
+// that object), and those of all its Ingresses: the Ingresses of the
+// snapshot (Ingresses), each with its plan (nil when it makes none).
 type planReader interface {
 	plan(ing *netv1.Ingress) *ingressPlan
+	plans() []*ingressPlan
 }
 
 func (r *Renderer) newPass(snap Snapshot, stale map[portKey]*serviceEntry) *pass {
@@ -199,23 +216,24 @@ func (r *Renderer) newPass(snap Snapshot, stale map[portKey]*serviceEntry) *pass
 }
 
 // entry returns the entry of a Service port in the state, building it on
-// first use.
-func (ps *pass) entry(key portKey) *serviceEntry {
+// first use with the service name name (key.serviceName(), which the plan
+// wrote already).
+func (ps *pass) entry(key portKey, name string) *serviceEntry {
 	if en := ps.r.st.entries[key]; en != nil {
 		return en
 	}
-	en := ps.newEntry(key)
+	en := ps.newEntry(key, name)
 	ps.r.st.entries[key] = en
 	return en
 }
 
-// newEntry builds the entry of a Service port from the snapshot.
-func (ps *pass) newEntry(key portKey) *serviceEntry {
-	en := &serviceEntry{key: key, name: key.serviceName(), objs: ps.objects(key.svc)}
+// newEntry builds the entry of a Service port, named name, from the snapshot.
+func (ps *pass) newEntry(key portKey, name string) *serviceEntry {
+	en := &serviceEntry{key: key, name: name, objs: ps.objects(key.svc)}
 	en.lb = ps.lbs.build(en.objs, key)
 	// An unchanged load balancer keeps its pointer, so that the assembly
 	// sees at a glance that nothing changed.
-	if old := ps.stale[key]; old != nil && old.lb.service != nil && en.lb.service != nil && reflect.DeepEqual(old.lb.service, en.lb.service) {
+	if old := ps.stale[key]; old != nil && old.lb.service != en.lb.service && old.lb.service != nil && en.lb.service != nil && reflect.DeepEqual(old.lb.service, en.lb.service) {
 		en.lb.service = old.lb.service
 	}
 	return en

@@ -211,5 +211,7 @@ func removeUsers(users map[objectKey][]*ingressPart, key objectKey, gone map[*in
 	}
 }
 
-// sortServed puts served in the order of compareParts.
-func (s *renderState) sortServed() { slices.SortFunc(s.served, compareParts) }
+// byKey is the served parts in the order of their keys.
+func (s *renderState) byKey() []*ingressPart {
+	return slices.SortedFunc(slices.Values(s.served), func(a, b *ingressPart) int { return compareKeys(a.key, b.key) })
+}

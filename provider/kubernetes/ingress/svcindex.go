@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -131,17 +132,20 @@ func (x *serviceIndex) set(key objectKey, change func(*serviceObjects)) {
 		delete(x.m, key)
 		return
 	}
+	prev := o.memo
 	o.memo = nil
 	if x.lbs != nil {
-		o.memo = x.memoise(o)
+		o.memo = x.memoise(o, prev)
 	}
 	x.m[key] = o
 }
 
 // memoise builds the load balancer of each port of o's Service that a
 // render may take: the TCP ports of a Service that is not ExternalName,
-// except those made of the Nodes.
-func (x *serviceIndex) memoise(o *serviceObjects) *lbMemo {
+// except those made of the Nodes. A load balancer equal to the one of the
+// same port in prev (the memo before this change) is that one, so that
+// a render sees at a glance that it did not change.
+func (x *serviceIndex) memoise(o *serviceObjects, prev *lbMemo) *lbMemo {
 	if o.svc == nil || o.svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
@@ -157,7 +161,12 @@ func (x *serviceIndex) memoise(o *serviceObjects) *lbMemo {
 		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
 			continue
 		}
-		if lb, ok := x.lbs.buildPort(o, i); ok {
+		lb, ok := x.lbs.buildPort(o, i)
+		switch {
+		case !ok:
+		case prev != nil && i < len(prev.ports) && prev.ports[i] != nil && reflect.DeepEqual(*prev.ports[i], lb):
+			m.ports[i] = prev.ports[i]
+		default:
 			m.ports[i] = &lb
 		}
 	}

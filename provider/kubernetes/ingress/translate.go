@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"time"
 
 	netv1 "k8s.io/api/networking/v1"
 
@@ -51,22 +50,30 @@ func Translate(snap Snapshot, opts *Provider) *Result {
 // it depends on (the entries of the Service ports it names, its Secrets).
 type ingressPart struct {
 	key            objectKey
-	created        time.Time
+	createdSec     int64 // the creation time, for the order of parts
+	createdNsec    int32
 	ing            *netv1.Ingress
-	routers        []*pendingRouter
+	routers        []pendingRouter // never appended to once translated: the assembly points into it
 	entries        []*serviceEntry
 	errs           []*ObjectError
 	defaultBackend *defaultCandidate
 	certs          []certUse
 	secrets        []objectKey
 	entrySet       map[*serviceEntry]struct{} // entries, while an Ingress of many paths is translated
+	// Most Ingresses have one path: room for its router and entry in the
+	// part, which a full render makes for every Ingress.
+	routerBuf [1]pendingRouter
+	entryBuf  [1]*serviceEntry
 }
 
 // compareParts orders Ingresses oldest first, so that a newer Ingress
 // cannot take the default backend or a router name of an older one; names
 // break ties so the order is total.
 func compareParts(a, b *ingressPart) int {
-	return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.key.namespace, b.key.namespace), cmp.Compare(a.key.name, b.key.name))
+	if c := cmp.Or(cmp.Compare(a.createdSec, b.createdSec), cmp.Compare(a.createdNsec, b.createdNsec)); c != 0 {
+		return c
+	}
+	return compareKeys(a.key, b.key)
 }
 
 // pendingRouter is the router of one path of a part, before the assembly
@@ -102,7 +109,8 @@ type certUse struct {
 // translator is what translating one Ingress reads besides the Ingress:
 // the snapshot, the options of its plan, the memos of annotations and
 // certificates, and entry, which gives the entry of a Service port (the
-// load balancer, built on first use by the one builder, lbEnv.build).
+// load balancer, built on first use by the one builder, lbEnv.build),
+// named name in the configuration.
 type translator struct {
 	snap       Snapshot
 	plans      planReader // nil: every Ingress is planned here
@@ -110,7 +118,7 @@ type translator struct {
 	allowEmpty bool // allowEmptyServices
 	routerSets *annotationMemo[*routerAnnotations]
 	certs      *certMemo
-	entry      func(portKey) *serviceEntry
+	entry      func(key portKey, name string) *serviceEntry
 }
 
 // translate builds the part of one served Ingress. It depends on the
@@ -123,8 +131,15 @@ type translator struct {
 // of stopping the render: the other Ingresses are served. The part keeps
 // the Service ports and Secrets it had looked up, so that a change of
 // those translates it again.
-func (t *translator) translate(ing *netv1.Ingress) (p *ingressPart) {
-	p = &ingressPart{key: objectKey{ing.Namespace, ing.Name}, created: ing.CreationTimestamp.Time, ing: ing}
+func (t *translator) translate(ing *netv1.Ingress) *ingressPart {
+	return t.translatePlanned(ing, t.plan(ing))
+}
+
+// translatePlanned is translate with the plan of ing as the client made it
+// (nil: none), which it takes when made with these options.
+func (t *translator) translatePlanned(ing *netv1.Ingress, pl *ingressPlan) (p *ingressPart) {
+	p = &ingressPart{key: objectKey{ing.Namespace, ing.Name}, ing: ing,
+		createdSec: ing.CreationTimestamp.Unix(), createdNsec: int32(ing.CreationTimestamp.Nanosecond())}
 	defer func() {
 		if v := recover(); v != nil {
 			p.routers, p.defaultBackend, p.certs = nil, nil, nil
@@ -132,18 +147,19 @@ func (t *translator) translate(ing *netv1.Ingress) (p *ingressPart) {
 				Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
 		}
 	}()
-	t.complete(p, t.plan(ing))
+	if pl == nil || pl.opts != t.planOpts {
+		pl = planIngress(ing, t.planOpts, t.routerSets)
+	}
+	t.complete(p, pl)
 	return p
 }
 
-// plan is the plan of ing: the client's, when made with these options.
+// plan is the client's plan of ing, nil when it has none.
 func (t *translator) plan(ing *netv1.Ingress) *ingressPlan {
-	if t.plans != nil {
-		if pl := t.plans.plan(ing); pl != nil && pl.opts == t.planOpts {
-			return pl
-		}
+	if t.plans == nil {
+		return nil
 	}
-	return planIngress(ing, t.planOpts, t.routerSets)
+	return t.plans.plan(ing)
 }
 
 // complete gives the part of the Ingress planned as pl its load
@@ -178,7 +194,12 @@ func (t *translator) complete(p *ingressPart, pl *ingressPlan) {
 			p.errs = append(p.errs, problem)
 			continue
 		}
-		p.routers = append(p.routers, &pendingRouter{router: pp.router, service: svc, key: pp.key, part: p, path: pp.ref, index: len(p.routers)})
+		if p.routers == nil && len(pl.paths) > 1 {
+			p.routers = make([]pendingRouter, 0, len(pl.paths))
+		} else if p.routers == nil {
+			p.routers = p.routerBuf[:0]
+		}
+		p.routers = append(p.routers, pendingRouter{router: pp.router, service: svc, key: pp.key, part: p, path: pp.ref, index: len(p.routers)})
 	}
 }
 
@@ -186,7 +207,7 @@ func (t *translator) complete(p *ingressPart, pl *ingressPlan) {
 // through the entry of the Service port, or returns why it cannot be
 // used, as a problem of the Ingress.
 func (t *translator) backend(p *ingressPart, pp *plannedPath) (*dynamic.Service, *ObjectError) {
-	en := t.entry(pp.backend)
+	en := t.entry(pp.backend, pp.service)
 	p.use(en)
 	fail := func(err error) *ObjectError {
 		return &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: pp.ref.backend() + ".service", Severity: SeverityError, Err: err}
@@ -209,6 +230,9 @@ func (p *ingressPart) use(en *serviceEntry) {
 		p.entrySet[en] = struct{}{}
 	} else if slices.Contains(p.entries, en) {
 		return
+	}
+	if p.entries == nil {
+		p.entries = p.entryBuf[:0]
 	}
 	p.entries = append(p.entries, en)
 }
