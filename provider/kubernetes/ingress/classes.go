@@ -2,6 +2,8 @@ package ingress
 
 import (
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // Ingress class names and annotations.
@@ -9,9 +11,9 @@ const (
 	// ControllerName is the controller an IngressClass must name to be ours.
 	ControllerName = "traefik.io/ingress-controller"
 	// AnnotationIngressClass is the legacy class annotation.
-	AnnotationIngressClass = "kubernetes.io/ingress.class"
+	AnnotationIngressClass = k8s.IngressClassAnnotation
 	// AnnotationDefaultClass marks the cluster's default IngressClass.
-	AnnotationDefaultClass = "ingressclass.kubernetes.io/is-default-class"
+	AnnotationDefaultClass = k8s.DefaultClassAnnotation
 	// defaultClassAnnotationValue is the legacy annotation value served when no class option is set.
 	defaultClassAnnotationValue = "traefik"
 )
