@@ -8,7 +8,10 @@
 // a port in 1..65535, and the text written is exactly the parts joined.
 package serverurl
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Append appends scheme://host:port to dst and returns the extended buffer,
 // so that a caller writing many URLs can write them into one buffer.
@@ -45,12 +48,7 @@ func Len(scheme, host string, port int) int {
 // bracketed says whether host goes in brackets: the rule of
 // net.JoinHostPort, a colon anywhere.
 func bracketed(host string) bool {
-	for i := 0; i < len(host); i++ {
-		if host[i] == ':' {
-			return true
-		}
-	}
-	return false
+	return strings.IndexByte(host, ':') >= 0
 }
 
 // digits is len(strconv.Itoa(n)).
