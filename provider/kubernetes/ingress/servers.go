@@ -6,20 +6,19 @@ import (
 	"net"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/serverurl"
 )
 
 // serverURL is the URL of a server: scheme://host:port, an IPv6 host in
-// brackets. Every server URL of the configuration is written here, or by
-// endpoints.Prepare for the slices the client's index prepared, which
-// write the same text.
+// brackets, written by serverurl as endpoints.Prepare writes those of the
+// slices the client's index prepared.
 func serverURL(scheme, host string, port int32) string {
-	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(int(port)))
+	return serverurl.String(scheme, host, int(port))
 }
 
 // clusterIPServers is the server of a Service's cluster IP (nativeLB).
