@@ -25,20 +25,11 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 // AppendSelect is Select appending the backends to dst, so that a caller
 // that turns them into something else at once (server URLs) can reuse one
 // buffer for every Service.
-func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName string, opts Options) ([]Backend, []*Problem) {
-	var orderBuf [smallSlices]*Prepared
-	ordered, entries := prepareOnTheFly(slices, orderBuf[:0])
-	sel := selector{portName: portName, opts: opts}
-	return sel.appendBackends(dst, ordered, entries)
-}
-
-// prepareOnTheFly prepares each slice of list as Prepare does, but
-// without URLs and leaving its addresses to be read only if the selection
-// uses it, and appends them to ordered in name order (comparePrepared). It
-// returns them with a buffer that has room for all their addresses. The
-// Prepared values and the buffer are on the heap: the runs of the merge
-// point into them, and the compiler cannot keep those on the stack.
-func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]*Prepared, []entry) {
+func AppendSelect(dst []Backend, list []*discoveryv1.EndpointSlice, portName string, opts Options) ([]Backend, []*Problem) {
+	// Each slice is prepared here as Prepare does, but without URLs and
+	// reading its addresses only if the selection uses it. The Prepared
+	// values and the entries are on the heap: the runs of the merge point
+	// into them, and the compiler cannot keep those on the stack.
 	n, total := 0, 0
 	for _, s := range list {
 		if s != nil {
@@ -47,6 +38,8 @@ func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]
 		}
 	}
 	prepared := make([]Prepared, 0, n)
+	var orderBuf [smallSlices]*Prepared
+	ordered := orderBuf[:0]
 	for _, s := range list {
 		if s != nil {
 			prepared = append(prepared, Prepared{slice: s})
@@ -58,7 +51,8 @@ func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]
 	if !slices.IsSortedFunc(ordered, comparePrepared) {
 		slices.SortFunc(ordered, comparePrepared)
 	}
-	return ordered, make([]entry, 0, total)
+	sel := selector{portName: portName, opts: opts}
+	return sel.appendBackends(dst, ordered, make([]entry, 0, total))
 }
 
 // AppendSelectPrepared is AppendSelect on the prepared slices of one
