@@ -7,25 +7,24 @@ import discoveryv1 "k8s.io/api/discovery/v1"
 // every ready endpoint has node hints and one names node; else to those
 // hinted for zone under the same rule; else it leaves them all. Endpoints it
 // leaves out are marked unusable. It never leaves no ready endpoint.
-func applyTopology(cands []candidate, runs []run, node, zone string) {
+func applyTopology(cands []candidate, uniq []int32, node, zone string) {
 	anyReady := false
 	allNode, nodeMatch := node != "", false
 	allZone, zoneMatch := zone != "", false
-	for i := range cands {
-		c := &cands[i]
+	for _, idx := range uniq {
+		c := &cands[idx]
 		if c.class != classReady {
 			continue
 		}
 		anyReady = true
-		h := c.hints(runs)
-		if h == nil || len(h.ForNodes) == 0 {
+		if c.hints == nil || len(c.hints.ForNodes) == 0 {
 			allNode = false
-		} else if hintedForNode(h, node) {
+		} else if hintedForNode(c.hints, node) {
 			nodeMatch = true
 		}
-		if h == nil || len(h.ForZones) == 0 {
+		if c.hints == nil || len(c.hints.ForZones) == 0 {
 			allZone = false
-		} else if hintedForZone(h, zone) {
+		} else if hintedForZone(c.hints, zone) {
 			zoneMatch = true
 		}
 	}
@@ -41,8 +40,8 @@ func applyTopology(cands []candidate, runs []run, node, zone string) {
 	default:
 		return
 	}
-	for i := range cands {
-		if c := &cands[i]; c.class == classReady && !keep(c.hints(runs)) {
+	for _, idx := range uniq {
+		if c := &cands[idx]; c.class == classReady && !keep(c.hints) {
 			c.class = classUnusable
 		}
 	}
