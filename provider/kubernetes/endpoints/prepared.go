@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/sliceway/sliceway/internal/serverurl"
 )
 
 // Prepared is the part of Select's work that depends on one EndpointSlice
@@ -167,42 +169,22 @@ func (p *Prepared) writeURLs(scheme string, ports int) {
 	if n == 0 || ports == 0 || len(scheme) > 255 {
 		return
 	}
-	var buf [8]byte
 	size := 0
-	for k := range n {
-		size += len(scheme) + len("://") + len(p.address(k))
-		if p.family == 6 {
-			size += len("[]")
-		}
-	}
-	size *= ports
 	for i := range ports {
-		size += n * len(portSuffix(&buf, p.ports[i].port))
+		for k := range n {
+			size += serverurl.Len(scheme, p.address(k), int(p.ports[i].port))
+		}
 	}
 	var b strings.Builder
 	b.Grow(size)
+	var buf [64]byte // fits every IP URL; append grows it for a longer scheme
 	for i := range ports {
-		suffix := portSuffix(&buf, p.ports[i].port)
 		for k := range n {
-			b.WriteString(scheme)
-			b.WriteString("://")
-			if p.family == 6 {
-				b.WriteByte('[')
-				b.WriteString(p.address(k))
-				b.WriteByte(']')
-			} else {
-				b.WriteString(p.address(k))
-			}
-			b.Write(suffix)
+			b.Write(serverurl.Append(buf[:0], scheme, p.address(k), int(p.ports[i].port)))
 			p.words = append(p.words, uint64(b.Len()))
 		}
 	}
 	p.urls, p.urlPorts = b.String(), uint8(ports)
-}
-
-// portSuffix writes ":port" into buf.
-func portSuffix(buf *[8]byte, port int32) []byte {
-	return strconv.AppendInt(append(buf[:0], ':'), int64(port), 10)
 }
 
 // Slice returns the slice p was prepared from.
@@ -327,7 +309,7 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 		family, total = p.family, total+p.len()
 		r := preparedRun{p: p, port: p.ports[portIx].port, portIx: portIx, head: int(p.schemeLen) + len("://")}
 		var buf [8]byte
-		r.tail = len(portSuffix(&buf, r.port))
+		r.tail = len(":") + len(strconv.AppendInt(buf[:0], int64(r.port), 10))
 		if p.family == 6 {
 			r.head, r.tail = r.head+1, r.tail+1
 		}
