@@ -1,0 +1,41 @@
+package ingress
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// checkParts checks what the next renders build on, beyond their output:
+// every part holds the entries in use now (none a render replaced), each
+// entry counts its users, and every router and default-backend candidate
+// of a part sends to the load balancer of one of the part's entries. A
+// part left holding an old load balancer would put it back into the
+// configuration at the next assembly that meets the part's routers.
+func checkParts(t *testing.T, r *Renderer, what string) {
+	t.Helper()
+	st := r.st
+	users := map[*serviceEntry]int{}
+	for _, p := range st.served {
+		require.Same(t, p, st.parts[p.key], "after %s: the served part of %s", what, p.key)
+		for _, en := range p.entries {
+			require.Same(t, en, st.entries[en.key], "after %s: %s uses an entry of %v that was replaced", what, p.key, en.key)
+			users[en]++
+		}
+		hasService := func(svc *dynamic.Service) bool {
+			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.lb.service == svc })
+		}
+		for _, pr := range p.routers {
+			require.True(t, hasService(pr.service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.key, pr.router.Rule)
+		}
+		if c := p.defaultBackend; c != nil && c.service != nil {
+			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
+		}
+	}
+	for id, en := range st.entries {
+		require.Equal(t, users[en], int(en.users), "after %s: the users of %s", what, id)
+	}
+}
