@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
@@ -118,5 +119,35 @@ func TestObjectErrorError(t *testing.T) {
 			assert.Equal(t, tc.want, tc.err.Error())
 			assert.ErrorIs(t, tc.err, base)
 		})
+	}
+}
+
+// TestTranslateErrorsSortedNaturally: the problems of one slice keep the
+// order Select gives them, indices compared as numbers (addresses[2] before
+// addresses[10]), as the errors of a fixture with many bad addresses show
+// (fixtures/hostile-addresses/errors.txt).
+func TestTranslateErrorsSortedNaturally(t *testing.T) {
+	svc, slice := webServiceAndSlice()
+	for i := range 11 {
+		slice.Endpoints[0].Addresses = append(slice.Endpoints[0].Addresses, fmt.Sprintf("bad-%d", i))
+	}
+	ing := &netv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "default"},
+		Spec: netv1.IngressSpec{DefaultBackend: &netv1.IngressBackend{
+			Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Number: 80}},
+		}},
+	}
+	opts := &Provider{}
+	opts.SetDefaults()
+	res := Translate(newMemSnapshot(svc, slice, ing), opts)
+	var fields []string
+	for _, e := range res.Errors {
+		if e.Kind == "EndpointSlice" {
+			fields = append(fields, e.Field)
+		}
+	}
+	require.Len(t, fields, 11)
+	for i, f := range fields {
+		assert.Equal(t, fmt.Sprintf("endpoints[0].addresses[%d]", i+1), f)
 	}
 }
