@@ -22,12 +22,7 @@ type planIndex struct {
 }
 
 func newPlanIndex(opts planOptions) *planIndex {
-	return &planIndex{opts: opts, plans: btree.NewG(32, func(a, b *ingressPlan) bool {
-		if a.key.namespace != b.key.namespace {
-			return a.key.namespace < b.key.namespace
-		}
-		return a.key.name < b.key.name
-	})}
+	return &planIndex{opts: opts, plans: btree.NewG(32, func(a, b *ingressPlan) bool { return compareKeys(a.key, b.key) < 0 })}
 }
 
 // update files an Ingress event: old and new as the handler got them (nil,
