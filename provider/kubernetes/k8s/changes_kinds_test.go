@@ -1,7 +1,6 @@
 package k8s
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -21,117 +20,6 @@ import (
 // and says whether Changed must report it. The updates that must count cover
 // every field translation (or the status writer) reads; the ones that must
 // not are what a real cluster sends all the time without changing the output.
-
-// commonIgnored are the metadata-only updates every kind receives from the
-// API server and from kubectl, none of which can change the output.
-func commonIgnored(meta func(runtime.Object) *metav1.ObjectMeta) []struct {
-	name   string
-	mutate func(runtime.Object)
-} {
-	return []struct {
-		name   string
-		mutate func(runtime.Object)
-	}{
-		{"resourceVersion only", func(o runtime.Object) { meta(o).ResourceVersion = "999" }},
-		{"managedFields", func(o runtime.Object) {
-			meta(o).ManagedFields = []metav1.ManagedFieldsEntry{{
-				Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
-				APIVersion: "v1", Time: &metav1.Time{Time: time.Unix(1700000000, 0)},
-				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`),
-			}}
-		}},
-		{"last-applied annotation", func(o runtime.Object) {
-			setAnnotation(meta(o), LastAppliedAnnotation, `{"apiVersion":"v1","kind":"Whatever"}`)
-		}},
-		{"annotation of another tool", func(o runtime.Object) {
-			setAnnotation(meta(o), "meta.helm.sh/release-name", "shop")
-		}},
-		{"leader-election annotation", func(o runtime.Object) {
-			setAnnotation(meta(o), "control-plane.alpha.kubernetes.io/leader", `{"holderIdentity":"x"}`)
-		}},
-		{"generation", func(o runtime.Object) { meta(o).Generation++ }},
-		{"finalizers and owner references", func(o runtime.Object) {
-			meta(o).Finalizers = append(meta(o).Finalizers, "example.com/keep")
-			meta(o).OwnerReferences = append(meta(o).OwnerReferences, metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "p", UID: "u"})
-		}},
-	}
-}
-
-func setAnnotation(m *metav1.ObjectMeta, k, v string) {
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[k] = v
-}
-
-type changeCase[T runtime.Object] struct {
-	name   string
-	mutate func(T)
-	want   bool
-}
-
-// runChangeCases checks Changed(base, mutated) and, since an update can go
-// either way, Changed(mutated, base).
-func runChangeCases[T runtime.Object](t *testing.T, base func() T, cases []changeCase[T]) {
-	t.Helper()
-	// The base compares equal to an identical, independently built copy.
-	require.False(t, Changed(base(), base()), "two builds of the same object")
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			old, updated := base(), base()
-			tc.mutate(updated)
-			assert.Equal(t, tc.want, Changed(old, updated), "old -> new")
-			assert.Equal(t, tc.want, Changed(updated, old), "new -> old")
-		})
-	}
-}
-
-// withCommon adds the metadata-only updates, all of which must not count.
-func withCommon[T runtime.Object](cases []changeCase[T], meta func(T) *metav1.ObjectMeta) []changeCase[T] {
-	for _, c := range commonIgnored(func(o runtime.Object) *metav1.ObjectMeta { return meta(o.(T)) }) {
-		mutate := c.mutate
-		cases = append(cases, changeCase[T]{name: c.name, mutate: func(o T) { mutate(o) }, want: false})
-	}
-	return cases
-}
-
-// testSlice builds a slice with every pointer field set, from fresh
-// pointers each time: two calls give equal values behind distinct pointers.
-func testSlice() *discoveryv1.EndpointSlice {
-	return &discoveryv1.EndpointSlice{
-		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "web-abc12", Namespace: "shop", ResourceVersion: "10", UID: "uid-slice", Generation: 1,
-			Labels: map[string]string{
-				discoveryv1.LabelServiceName: "web",
-				ManagedByLabel:               "endpointslice-controller.k8s.io",
-				"app":                        "web",
-			},
-			Annotations: map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": "2026-01-01T00:00:00Z"},
-		},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports: []discoveryv1.EndpointPort{{
-			Name: new("http"), Port: new(int32(8080)), Protocol: new(corev1.ProtocolTCP), AppProtocol: new("http"),
-		}},
-		Endpoints: []discoveryv1.Endpoint{
-			{
-				Addresses:  []string{"10.0.0.1"},
-				Conditions: discoveryv1.EndpointConditions{Ready: new(true), Serving: new(true), Terminating: new(false)},
-				Hostname:   new("web-0"),
-				NodeName:   new("node-a"),
-				Zone:       new("zone-a"),
-				Hints:      &discoveryv1.EndpointHints{ForZones: []discoveryv1.ForZone{{Name: "zone-a"}}},
-				TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: "shop", Name: "web-0", UID: "uid-pod-0"},
-			},
-			{
-				Addresses:  []string{"10.0.0.2"},
-				Conditions: discoveryv1.EndpointConditions{Ready: new(false), Serving: new(true), Terminating: new(true)},
-				NodeName:   new("node-b"),
-				Zone:       new("zone-b"),
-			},
-		},
-	}
-}
 
 func TestChangedEndpointSlice(t *testing.T) {
 	type S = *discoveryv1.EndpointSlice
@@ -213,30 +101,6 @@ func TestChangedComparesValuesNotPointers(t *testing.T) {
 	assert.True(t, Changed(c, d), "a value behind a pointer changed")
 }
 
-func testService() *corev1.Service {
-	return &corev1.Service{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "web", Namespace: "shop", ResourceVersion: "20", UID: "uid-svc",
-			Labels: map[string]string{"app": "web"},
-			Annotations: map[string]string{
-				"traefik.ingress.kubernetes.io/service.serversscheme": "http",
-				"prometheus.io/scrape":                                "true",
-			},
-		},
-		Spec: corev1.ServiceSpec{
-			Type:       corev1.ServiceTypeClusterIP,
-			ClusterIP:  "10.96.0.10",
-			ClusterIPs: []string{"10.96.0.10"},
-			IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Selector:   map[string]string{"app": "web"},
-			Ports: []corev1.ServicePort{{
-				Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8080),
-			}},
-		},
-	}
-}
-
 func TestChangedService(t *testing.T) {
 	type S = *corev1.Service
 	cases := []changeCase[S]{
@@ -280,34 +144,6 @@ func TestChangedService(t *testing.T) {
 		}, false},
 	}
 	runChangeCases(t, testService, withCommon(cases, func(s S) *metav1.ObjectMeta { return &s.ObjectMeta }))
-}
-
-func testIngress() *netv1.Ingress {
-	return &netv1.Ingress{
-		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "web", Namespace: "shop", ResourceVersion: "30", UID: "uid-ing",
-			Annotations: map[string]string{
-				IngressClassAnnotation:                             "traefik",
-				"traefik.ingress.kubernetes.io/router.entrypoints": "websecure",
-				"traefik.ingress.kubernetes.io/router.middlewares": "shop-auth@kubernetescrd",
-				"cert-manager.io/cluster-issuer":                   "letsencrypt",
-				"nginx.ingress.kubernetes.io/proxy-body-size":      "8m",
-				"kubectl.kubernetes.io/restartedAt":                "2026-01-01T00:00:00Z",
-			},
-		},
-		Spec: netv1.IngressSpec{
-			IngressClassName: new("sliceway"),
-			TLS:              []netv1.IngressTLS{{Hosts: []string{"web.example"}, SecretName: "web-tls"}},
-			Rules: []netv1.IngressRule{{
-				Host: "web.example",
-				IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{{
-					Path: "/", PathType: new(netv1.PathTypePrefix),
-					Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Name: "http"}}},
-				}}}},
-			}},
-		},
-	}
 }
 
 func TestChangedIngress(t *testing.T) {
@@ -357,18 +193,6 @@ func TestChangedIngress(t *testing.T) {
 	runChangeCases(t, testIngress, withCommon(cases, func(i I) *metav1.ObjectMeta { return &i.ObjectMeta }))
 }
 
-func testIngressClass() *netv1.IngressClass {
-	return &netv1.IngressClass{
-		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "sliceway", ResourceVersion: "40", UID: "uid-class",
-			Labels:      map[string]string{"app.kubernetes.io/name": "sliceway"},
-			Annotations: map[string]string{DefaultClassAnnotation: "true"},
-		},
-		Spec: netv1.IngressClassSpec{Controller: "traefik.io/ingress-controller"},
-	}
-}
-
 func TestChangedIngressClass(t *testing.T) {
 	type C = *netv1.IngressClass
 	cases := []changeCase[C]{
@@ -382,21 +206,6 @@ func TestChangedIngressClass(t *testing.T) {
 		}, false},
 	}
 	runChangeCases(t, testIngressClass, withCommon(cases, func(c C) *metav1.ObjectMeta { return &c.ObjectMeta }))
-}
-
-func testSecret() *corev1.Secret {
-	return &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "web-tls", Namespace: "shop", ResourceVersion: "50", UID: "uid-secret",
-			Labels: map[string]string{"controller.cert-manager.io/fao": "true"},
-		},
-		Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{
-			corev1.TLSCertKey:       []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
-			corev1.TLSPrivateKeyKey: []byte("-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n"),
-		},
-	}
 }
 
 func TestChangedSecret(t *testing.T) {
@@ -418,37 +227,6 @@ func TestChangedSecret(t *testing.T) {
 		{"same data in new slices", func(s S) { s.Data = testSecret().Data }, false},
 	}
 	runChangeCases(t, testSecret, withCommon(cases, func(s S) *metav1.ObjectMeta { return &s.ObjectMeta }))
-}
-
-func testNode() *corev1.Node {
-	return &corev1.Node{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "node-a", ResourceVersion: "60", UID: "uid-node",
-			Labels: map[string]string{
-				ZoneLabel:              "zone-a",
-				RegionLabel:            "region-1",
-				corev1.LabelHostname:   "node-a",
-				"kubernetes.io/os":     "linux",
-				"node-role.example/db": "",
-			},
-			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"},
-		},
-		Spec: corev1.NodeSpec{PodCIDR: "10.244.1.0/24"},
-		Status: corev1.NodeStatus{
-			Addresses: []corev1.NodeAddress{
-				{Type: corev1.NodeInternalIP, Address: "192.168.0.1"},
-				{Type: corev1.NodeHostName, Address: "node-a"},
-			},
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue,
-				LastHeartbeatTime: metav1.Time{Time: time.Unix(1700000000, 0)},
-			}},
-			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
-			Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
-			Images:      []corev1.ContainerImage{{Names: []string{"nginx:1"}, SizeBytes: 1000}},
-		},
-	}
 }
 
 func TestChangedNode(t *testing.T) {
@@ -519,138 +297,6 @@ func TestChangedMismatchedAndUnknownKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.True(t, Changed(tc.old, tc.new))
-		})
-	}
-}
-
-type notification struct {
-	kind    string
-	changed bool
-}
-
-func recordNotify() (*[]notification, Notify) {
-	var got []notification
-	return &got, func(kind string, changed bool) { got = append(got, notification{kind, changed}) }
-}
-
-func TestEventHandler(t *testing.T) {
-	withRV := func(s *discoveryv1.EndpointSlice, rv string) *discoveryv1.EndpointSlice {
-		s.ResourceVersion = rv
-		return s
-	}
-	moved := func(rv string) *discoveryv1.EndpointSlice {
-		s := withRV(testSlice(), rv)
-		s.Endpoints[0].Addresses = []string{"10.0.0.9"}
-		return s
-	}
-	annotated := func(rv string) *discoveryv1.EndpointSlice {
-		s := withRV(testSlice(), rv)
-		s.Annotations["endpoints.kubernetes.io/last-change-trigger-time"] = "later"
-		return s
-	}
-	resync := testSlice()
-
-	for _, tc := range []struct {
-		name  string
-		event func(cache.ResourceEventHandler)
-		want  notification
-	}{
-		{"add", func(h cache.ResourceEventHandler) { h.OnAdd(testSlice(), false) }, notification{"EndpointSlice", true}},
-		{"initial add", func(h cache.ResourceEventHandler) { h.OnAdd(testSlice(), true) }, notification{"EndpointSlice", true}},
-		{"delete", func(h cache.ResourceEventHandler) { h.OnDelete(testSlice()) }, notification{"EndpointSlice", true}},
-		{"delete of a tombstone", func(h cache.ResourceEventHandler) {
-			h.OnDelete(cache.DeletedFinalStateUnknown{Key: "shop/web-abc12", Obj: testSlice()})
-		}, notification{"EndpointSlice", true}},
-		{"resync: the same object", func(h cache.ResourceEventHandler) { h.OnUpdate(resync, resync) }, notification{"EndpointSlice", false}},
-		// The same resourceVersion is a resync: it is dropped without looking
-		// further, so even objects Changed would report (a different
-		// address, or even a different kind) give false.
-		{"same resourceVersion, different content", func(h cache.ResourceEventHandler) {
-			h.OnUpdate(withRV(testSlice(), "10"), moved("10"))
-		}, notification{"EndpointSlice", false}},
-		{"same resourceVersion, different kinds", func(h cache.ResourceEventHandler) {
-			svc := testService()
-			svc.ResourceVersion = "10"
-			h.OnUpdate(withRV(testSlice(), "10"), svc)
-		}, notification{"EndpointSlice", false}},
-		// A different resourceVersion goes to Changed.
-		{"new resourceVersion, real change", func(h cache.ResourceEventHandler) {
-			h.OnUpdate(withRV(testSlice(), "10"), moved("11"))
-		}, notification{"EndpointSlice", true}},
-		{"new resourceVersion, ignored change", func(h cache.ResourceEventHandler) {
-			h.OnUpdate(withRV(testSlice(), "10"), annotated("11"))
-		}, notification{"EndpointSlice", false}},
-		{"new resourceVersion, different kinds", func(h cache.ResourceEventHandler) {
-			svc := testService()
-			svc.ResourceVersion = "11"
-			h.OnUpdate(withRV(testSlice(), "10"), svc)
-		}, notification{"EndpointSlice", true}},
-		// Without resourceVersions (objects not from an API server) there is
-		// no resync to recognise: Changed decides.
-		{"no resourceVersion, real change", func(h cache.ResourceEventHandler) {
-			h.OnUpdate(withRV(testSlice(), ""), moved(""))
-		}, notification{"EndpointSlice", true}},
-		{"no resourceVersion, ignored change", func(h cache.ResourceEventHandler) {
-			h.OnUpdate(withRV(testSlice(), ""), annotated(""))
-		}, notification{"EndpointSlice", false}},
-		{"objects without metadata", func(h cache.ResourceEventHandler) { h.OnUpdate("a", "a") }, notification{"EndpointSlice", true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, notify := recordNotify()
-			var changes []string
-			tc.event(EventHandler("EndpointSlice", notify, func(kind string, old, new any) {
-				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
-			}))
-			assert.Equal(t, []notification{tc.want}, *got)
-			// OnChange hears exactly the events that count, with their objects.
-			if tc.want.changed {
-				assert.Len(t, changes, 1)
-			} else {
-				assert.Empty(t, changes)
-			}
-		})
-	}
-}
-
-// TestEventHandlerPassesItsKind checks that every kind's handler names its
-// own kind, for metrics.
-func TestEventHandlerPassesItsKind(t *testing.T) {
-	objects := []struct {
-		kind string
-		obj  func() runtime.Object
-		bump func(runtime.Object)
-	}{
-		{"EndpointSlice", func() runtime.Object { return testSlice() }, func(o runtime.Object) {
-			o.(*discoveryv1.EndpointSlice).AddressType = discoveryv1.AddressTypeIPv6
-		}},
-		{"Service", func() runtime.Object { return testService() }, func(o runtime.Object) { o.(*corev1.Service).Spec.Ports[0].Port = 81 }},
-		{"Ingress", func() runtime.Object { return testIngress() }, func(o runtime.Object) { o.(*netv1.Ingress).Spec.Rules[0].Host = "x" }},
-		{"IngressClass", func() runtime.Object { return testIngressClass() }, func(o runtime.Object) {
-			o.(*netv1.IngressClass).Spec.Controller = "x"
-		}},
-		{"Secret", func() runtime.Object { return testSecret() }, func(o runtime.Object) { o.(*corev1.Secret).Type = "x" }},
-		{"Node", func() runtime.Object { return testNode() }, func(o runtime.Object) { o.(*corev1.Node).Labels[ZoneLabel] = "x" }},
-	}
-	for _, o := range objects {
-		t.Run(o.kind, func(t *testing.T) {
-			got, notify := recordNotify()
-			var changes []string
-			h := EventHandler(o.kind, notify, func(kind string, old, new any) {
-				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
-			})
-			old := o.obj()
-			filtered := o.obj()
-			filtered.(metav1.Object).SetResourceVersion("1000")
-			changed := o.obj()
-			changed.(metav1.Object).SetResourceVersion("1001")
-			o.bump(changed)
-			h.OnAdd(old, false)
-			h.OnUpdate(old, filtered)
-			h.OnUpdate(filtered, changed)
-			h.OnDelete(changed)
-			assert.Equal(t, []notification{{o.kind, true}, {o.kind, false}, {o.kind, true}, {o.kind, true}}, *got)
-			k := o.kind
-			assert.Equal(t, []string{k + " old=false new=true", k + " old=true new=true", k + " old=true new=false"}, changes)
 		})
 	}
 }
