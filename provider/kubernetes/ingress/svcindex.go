@@ -41,8 +41,9 @@ const preparedScheme = "http"
 func newServiceIndex(opts *lbOptions) *serviceIndex {
 	x := &serviceIndex{m: map[objectKey]*serviceObjects{}}
 	if opts != nil {
+		// No memo of its own to read, no Nodes and no location: the index
+		// builds what holds for a proxy whose node and zone are unknown.
 		x.lbs = &lbEnv{opts: opts, serviceSets: &annotationMemo[*serviceAnnotations]{}}
-		x.lbs.memoOpts = opts
 	}
 	return x
 }
