@@ -132,30 +132,14 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
 	r.classes = readClasses(snap, r.opts.IngressClass)
-	// The client's plans list its Ingresses with what it made of them;
-	// another snapshot's Ingresses are planned here. They are translated
-	// in the order of their keys, which the assembly names routers in
-	// (and which the client's plans come in already, the order the
-	// informers allocated the objects in: reading them so is quicker).
-	var plans []*ingressPlan
-	if pr, ok := snap.(planReader); ok {
-		plans = pr.plans()
-	}
-	if plans == nil {
-		for _, ing := range snap.Ingresses() {
-			if ing != nil {
-				plans = append(plans, &ingressPlan{ing: ing, key: objectKey{ing.Namespace, ing.Name}}) // planned by translatePlanned
-			}
-		}
-	}
-	slices.SortFunc(plans, func(a, b *ingressPlan) int { return compareKeys(a.key, b.key) })
+	ings, plans := ingressesByKey(snap)
 	prevEntries := r.st.entries
-	r.st = newRenderState(len(plans))
+	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prevEntries)
-	byKey := make([]*ingressPart, 0, len(plans))
-	for _, pl := range plans {
-		if r.classes.serves(pl.ing) {
-			byKey = append(byKey, ps.tr.translatePlanned(pl.ing, pl))
+	byKey := make([]*ingressPart, 0, len(ings))
+	for i, ing := range ings {
+		if r.classes.serves(ing) {
+			byKey = append(byKey, ps.tr.translatePlanned(ing, plans[i]))
 		}
 	}
 	r.stats.Translated += len(byKey)
@@ -168,6 +152,34 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.certs.prune(r.st.secUsers)
 	r.ingresses = nil
 	return r.result(), prev == nil || !sameConfiguration(prev, r.conf)
+}
+
+// ingressesByKey lists the Ingresses of snap in the order of their keys,
+// which the assembly names routers in, each with the client's plan of it
+// (nil when there is none). The client's plans come in that order
+// already, the order the informers allocated the objects in: reading the
+// Ingresses, their plans and their Services so is quicker. Another
+// snapshot's Ingresses are sorted here, and planned by the translation.
+func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*ingressPlan) {
+	if pr, ok := snap.(planReader); ok {
+		if plans := pr.plans(); plans != nil {
+			ings := make([]*netv1.Ingress, len(plans))
+			for i, pl := range plans {
+				ings[i] = pl.ing
+			}
+			return ings, plans
+		}
+	}
+	var ings []*netv1.Ingress
+	for _, ing := range snap.Ingresses() {
+		if ing != nil {
+			ings = append(ings, ing)
+		}
+	}
+	slices.SortFunc(ings, func(a, b *netv1.Ingress) int {
+		return compareKeys(objectKey{a.Namespace, a.Name}, objectKey{b.Namespace, b.Name})
+	})
+	return ings, make([]*ingressPlan, len(ings))
 }
 
 // pass is one render: the snapshot, where load balancers are built, the
@@ -192,8 +204,9 @@ type serviceReader interface {
 
 // planReader is the optional methods of a Snapshot that give the plan the
 // client made of an Ingress when it arrived (nil when it has none for
-// that object), and those of all its Ingresses: the Ingresses of the
-// snapshot (Ingresses), each with its plan (nil when it makes none).
+// that object), and those of all its Ingresses in the order of their keys
+// (compareKeys): the Ingresses of the snapshot (Ingresses), each with its
+// plan (nil when it makes none).
 type planReader interface {
 	plan(ing *netv1.Ingress) *ingressPlan
 	plans() []*ingressPlan
