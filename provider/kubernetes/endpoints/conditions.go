@@ -29,3 +29,52 @@ func classify(c discoveryv1.EndpointConditions) class {
 	}
 	return classUnusable
 }
+
+// appendUsable appends to dst the backends of the candidates (one per
+// address and port, in output order, entries of runs) that the
+// terminating policy keeps: every ready one, and the serving-terminating
+// ones fenced or not as the policy says, which depends on whether any
+// candidate is ready.
+func appendUsable(dst []Backend, cands []candidate, runs []run, policy TerminatingPolicy) []Backend {
+	ready := false
+	kept := 0
+	for i := range cands {
+		switch cands[i].class {
+		case classReady:
+			ready = true
+			kept++
+		case classServingTerminating:
+			if policy != TerminatingExclude {
+				kept++
+			}
+		}
+	}
+	if kept == 0 {
+		return dst
+	}
+
+	out := dst
+	if cap(out)-len(out) < kept {
+		out = append(make([]Backend, 0, len(dst)+kept), dst...)
+	}
+	for i := range cands {
+		c := &cands[i]
+		b := c.backend(runs)
+		switch c.class {
+		case classReady:
+		case classServingTerminating:
+			switch policy {
+			case TerminatingExclude:
+				continue
+			case TerminatingFence:
+				b.Fenced = true
+			default: // TerminatingFallback, "" and unknown values
+				b.Fenced = ready
+			}
+		default:
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
