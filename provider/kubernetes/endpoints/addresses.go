@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -14,131 +13,158 @@ import (
 	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
-// sliceAddresses is what the addresses of one slice give, read once
-// whatever the options: Prepare keeps it, and AppendSelect reads it for
-// each slice it uses. The options decide, when a selection reads it, which
-// entries it may use (loopback) and which defects it reports.
-type sliceAddresses struct {
-	// entries holds every valid address that is not refused (but for
-	// loopback, which allowLoopbackEndpoints may let through), in the
-	// order merge takes them in (compareEntries).
-	entries []entry
+// uncommon is what a slice an API server would not return needs beside
+// its keys; the slice of one canonical address per endpoint, none of them
+// invalid or refused, has none (Prepared.extra is nil), and costs nothing
+// more than its keys.
+type uncommon struct {
+	// firsts is the position of the first address of each endpoint, when
+	// some endpoint has other than one address; otherwise the position of
+	// an address is its endpoint's index.
+	firsts []int
+	// texts is the canonical text of the address at each position, ""
+	// where it is the slice's own string; nil when every one is.
+	texts   []string
 	invalid []invalidAddress // in the order of the slice
 	refused []refusedAddress // in the order of the slice, loopback included
 }
 
-// entry is one address of a slice: its sort key, the text a backend has,
-// and the endpoint it comes from.
-type entry struct {
-	// The address bits, as netip.Addr.Compare orders them within a
-	// family: an IPv4 address in the low 32 bits of lo, an IPv6 address
-	// in hi and lo, nothing for a name (which compares by text).
-	hi, lo uint64
-	text   string // canonical IP text or lower-case name; the slice's own string when it is canonical
-	ep     int32  // index of the endpoint in the slice, for its hints
-	fam    family
-	class  class
-	// loopback: refused unless allowLoopbackEndpoints (and then reported
-	// with the slice's refused addresses).
-	loopback bool
-}
-
-// family orders entries as the backends are sorted: IPv4 before IPv6
-// (netip.Addr.Compare), IP addresses before names.
-type family uint8
-
-const (
-	famIPv4 family = iota
-	famIPv6
-	famName
-)
-
 // invalidAddress is an address that is not one of its slice's type.
 type invalidAddress struct {
-	ep, addr int32 // endpoints[ep].addresses[addr]
+	ep, addr int // endpoints[ep].addresses[addr]
 	err      error
 }
 
 // refusedAddress is an address RefusedAddress or RefusedName refuses.
 type refusedAddress struct {
-	ep, addr     int32 // endpoints[ep].addresses[addr]
+	ep, addr     int // endpoints[ep].addresses[addr]
 	raw, reason  string
 	loopbackOnly bool // refused only while allowLoopbackEndpoints is off
 }
 
-// readAddresses reads every address of slice s (of type IPv4, IPv6 or
-// FQDN), appending its entries to entries (empty, with room for all of
-// them, or grown), and sorts them.
-func readAddresses(s *discoveryv1.EndpointSlice, entries []entry) sliceAddresses {
-	var a sliceAddresses
-	start := len(entries)
+func (x *uncommon) empty() bool {
+	return x.firsts == nil && x.texts == nil && x.invalid == nil && x.refused == nil
+}
+
+// addressCount is how many addresses slice s lists.
+func addressCount(s *discoveryv1.EndpointSlice) int {
+	n := 0
+	for i := range s.Endpoints {
+		n += len(s.Endpoints[i].Addresses)
+	}
+	return n
+}
+
+// readAddresses reads every address of p's slice (of kind IPv4, IPv6 or
+// FQDN, total addresses), whatever the options: it appends their keys to
+// dst, sorted, sets p.words to them, p.n, p.wide and p.extra, and returns
+// dst. tmp is room for the wide keys while they are sorted, returned for
+// the next slice. The options decide, when a selection reads the keys,
+// which it may use (loopback) and which defects it reports.
+func (p *Prepared) readAddresses(dst []uint64, tmp []key3, total int) ([]uint64, []key3) {
+	s := p.slice
+	p.wide = wideLayout(p.kind, total)
+	start := len(dst)
+	tmp = tmp[:0]
+	var x uncommon
+	names, pos := false, 0
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
+		if x.firsts == nil && len(ep.Addresses) != 1 {
+			x.firsts = make([]int, i, len(s.Endpoints))
+			for e := range x.firsts {
+				x.firsts[e] = e
+			}
+		}
+		if x.firsts != nil {
+			x.firsts = append(x.firsts, pos)
+		}
 		cl := classify(ep.Conditions)
 		for j, raw := range ep.Addresses {
-			e, ok := canonicalEntry(s.AddressType, raw)
-			if !ok {
-				ip, name, text, err := parseAddress(s.AddressType, raw)
-				if err != nil {
-					a.invalid = append(a.invalid, invalidAddress{ep: int32(i), addr: int32(j), err: err})
-					continue
-				}
-				reason, loopbackOnly := refusal(ip, name)
-				if reason != "" {
-					a.refused = append(a.refused, refusedAddress{ep: int32(i), addr: int32(j), raw: raw, reason: reason, loopbackOnly: loopbackOnly})
-					if !loopbackOnly {
-						continue
-					}
-				}
-				e = entryOf(ip, text)
-				e.loopback = reason != ""
+			k, ok := p.readAddress(&x, i, j, raw, pos, total)
+			k.pos, k.class = pos, cl
+			pos++
+			switch {
+			case !ok:
+			case p.wide:
+				names = names || k.fam == famName
+				tmp = append(tmp, k.wide())
+			default:
+				dst = append(dst, k.narrow())
 			}
-			e.ep, e.class = int32(i), cl
-			entries = append(entries, e)
 		}
 	}
-	a.entries = entries[start:]
-	slices.SortFunc(a.entries, compareEntries)
-	return a
+	if !x.empty() {
+		p.extra = new(uncommon)
+		*p.extra = x
+	}
+	if !p.wide {
+		p.words = dst[start:] // Prepare appends the URL ends in its room
+		slices.Sort(p.words)
+		p.n = int32(len(p.words))
+		return dst, tmp
+	}
+	if names {
+		slices.SortFunc(tmp, p.compareKeys3) // after p.extra, which holds the texts of names
+	} else {
+		slices.SortFunc(tmp, compareIPKeys3)
+	}
+	for _, k := range tmp {
+		dst = append(dst, k.hi, k.lo, k.rest)
+	}
+	p.words = dst[start:] // Prepare appends the URL ends in its room
+	p.n = int32(len(tmp))
+	return dst, tmp
 }
 
-// canonicalEntry is the fast path of readAddresses: a canonical address
-// in an IP slice (what an API server returns) is valid and is its own
-// canonical text, and most addresses are in none of the ranges
-// RefusedAddress refuses. ok is false for any other address, which
-// parseAddress and refusal read.
-func canonicalEntry(t discoveryv1.AddressType, raw string) (e entry, ok bool) {
-	switch t {
-	case discoveryv1.AddressTypeIPv4:
+// readAddress reads address j of endpoint i of p's slice, raw, at
+// position pos of total, recording
+// in x what its key does not hold; ok is false when the address is never
+// used (invalid, or refused for another reason than loopback).
+func (p *Prepared) readAddress(x *uncommon, i, j int, raw string, pos, total int) (k key, ok bool) {
+	// Fast path: a canonical address in an IP slice (what an API server
+	// returns) is valid and is its own canonical text, and most addresses
+	// are in none of the ranges RefusedAddress refuses.
+	switch p.kind {
+	case kindIPv4:
 		if a4, ok := parseCanonicalIPv4(raw); ok && !maybeRefusedIPv4(a4) {
-			return ipv4Entry(a4, raw), true
+			return key{lo: uint64(binary.BigEndian.Uint32(a4[:])), fam: famIPv4}, true
 		}
-	case discoveryv1.AddressTypeIPv6:
+	case kindIPv6:
 		if a16, ok := parseCanonicalIPv6(raw); ok && !maybeRefusedIPv6(a16) {
-			return ipv6Entry(a16, raw), true
+			return key{hi: binary.BigEndian.Uint64(a16[:8]), lo: binary.BigEndian.Uint64(a16[8:]), fam: famIPv6}, true
 		}
 	}
-	return entry{}, false
-}
-
-// entryOf is the entry of an address parseAddress read: ip, or a name
-// when ip is not valid, and its canonical text.
-func entryOf(ip netip.Addr, text string) entry {
+	ip, name, text, err := parseAddress(p.kind.addressType(), raw)
+	if err != nil {
+		x.invalid = append(x.invalid, invalidAddress{ep: i, addr: j, err: err})
+		return key{}, false
+	}
+	reason, loopbackOnly := refusal(ip, name)
+	if reason != "" {
+		x.refused = append(x.refused, refusedAddress{ep: i, addr: j, raw: raw, reason: reason, loopbackOnly: loopbackOnly})
+		if !loopbackOnly {
+			return key{}, false
+		}
+	}
+	if text != raw {
+		if x.texts == nil {
+			x.texts = make([]string, total)
+		}
+		x.texts[pos] = text
+	}
 	switch {
 	case !ip.IsValid():
-		return entry{text: text, fam: famName}
+		k = key{fam: famName}
 	case ip.Is4():
-		return ipv4Entry(ip.As4(), text)
+		a4 := ip.As4()
+		k = key{lo: uint64(binary.BigEndian.Uint32(a4[:])), fam: famIPv4}
+	default:
+		a16 := ip.As16()
+		k = key{hi: binary.BigEndian.Uint64(a16[:8]), lo: binary.BigEndian.Uint64(a16[8:]), fam: famIPv6}
 	}
-	return ipv6Entry(ip.As16(), text)
-}
-
-func ipv4Entry(a [4]byte, text string) entry {
-	return entry{lo: uint64(binary.BigEndian.Uint32(a[:])), text: text, fam: famIPv4}
-}
-
-func ipv6Entry(a [16]byte, text string) entry {
-	return entry{hi: binary.BigEndian.Uint64(a[:8]), lo: binary.BigEndian.Uint64(a[8:]), text: text, fam: famIPv6}
+	k.loopback = reason != ""
+	return k, true
 }
 
 // refusal says why the address (ip, or name when ip is not valid) is
@@ -190,43 +216,7 @@ func parseAddress(t discoveryv1.AddressType, raw string) (ip netip.Addr, name, t
 	return ip, "", canonical(ip, raw), nil
 }
 
-// compareAddresses orders the addresses of entries: IPv4 addresses, then
-// IPv6 ones, numerically (netip.Addr.Compare), then names (by text).
-func compareAddresses(a, b *entry) int {
-	switch {
-	case a.fam != b.fam:
-		return cmp.Compare(a.fam, b.fam)
-	case a.hi != b.hi:
-		return cmp.Compare(a.hi, b.hi)
-	case a.lo != b.lo:
-		return cmp.Compare(a.lo, b.lo)
-	case a.fam == famName:
-		return strings.Compare(a.text, b.text)
-	}
-	return 0
-}
-
-// sameAddress is compareAddresses(a, b) == 0.
-func sameAddress(a, b *entry) bool {
-	return a.fam == b.fam && a.hi == b.hi && a.lo == b.lo && (a.fam != famName || a.text == b.text)
-}
-
-// compareEntries is the order of the entries of a slice, the one merge
-// needs: by address, then class (best first), then endpoint, so that
-// among equally good copies of an address the one of the first endpoint
-// wins whatever order sorting leaves equal keys in. (Two copies in one
-// endpoint share everything a backend takes from them.)
-func compareEntries(a, b entry) int {
-	if c := compareAddresses(&a, &b); c != 0 {
-		return c
-	}
-	if a.class != b.class {
-		return cmp.Compare(b.class, a.class)
-	}
-	return cmp.Compare(a.ep, b.ep)
-}
-
 // addressField names endpoints[ep].addresses[addr] in a Problem.
-func addressField(ep, addr int32) string {
+func addressField(ep, addr int) string {
 	return fmt.Sprintf("endpoints[%d].addresses[%d]", ep, addr)
 }

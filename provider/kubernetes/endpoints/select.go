@@ -27,23 +27,34 @@ func Select(slices []*discoveryv1.EndpointSlice, portName string, opts Options) 
 // buffer for every Service.
 func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName string, opts Options) ([]Backend, []*Problem) {
 	var orderBuf [smallSlices]*Prepared
-	ordered, entries := prepareOnTheFly(slices, orderBuf[:0])
+	ordered, room := prepareOnTheFly(slices, orderBuf[:0])
 	sel := selector{portName: portName, opts: opts}
-	return sel.appendBackends(dst, ordered, entries)
+	return sel.appendBackends(dst, ordered, room)
+}
+
+// onTheFly is the room AppendSelect reads the addresses of its slices
+// into, only for the slices a selection uses: their keys, and the wide
+// keys of one slice while they are sorted.
+type onTheFly struct {
+	words []uint64
+	tmp   []key3
 }
 
 // prepareOnTheFly prepares each slice of list as Prepare does, but
 // without URLs and leaving its addresses to be read only if the selection
 // uses it, and appends them to ordered in name order (comparePrepared). It
-// returns them with a buffer that has room for all their addresses. The
-// Prepared values and the buffer are on the heap: the runs of the merge
-// point into them, and the compiler cannot keep those on the stack.
-func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]*Prepared, []entry) {
-	n, total := 0, 0
+// returns them with room for all their keys. The Prepared values and the
+// room are on the heap: the runs of the merge point into them, and the
+// compiler cannot keep those on the stack.
+func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]*Prepared, *onTheFly) {
+	n, words := 0, 0
 	for _, s := range list {
 		if s != nil {
 			n++
-			total += addressCount(s)
+			words += addressCount(s)
+			if s.AddressType != discoveryv1.AddressTypeIPv4 {
+				words += 2 * addressCount(s) // wide keys, perhaps
+			}
 		}
 	}
 	prepared := make([]Prepared, 0, n)
@@ -51,14 +62,19 @@ func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]
 		if s != nil {
 			prepared = append(prepared, Prepared{slice: s})
 			p := &prepared[len(prepared)-1]
-			p.head = readHead(s, p.portBuf[:0])
+			p.readHead(p.portBuf[:0])
 			ordered = append(ordered, p)
 		}
 	}
 	if !slices.IsSortedFunc(ordered, comparePrepared) {
 		slices.SortFunc(ordered, comparePrepared)
 	}
-	return ordered, make([]entry, 0, total)
+	return ordered, &onTheFly{words: make([]uint64, 0, words)}
+}
+
+// read reads the addresses of p, a slice the selection uses.
+func (room *onTheFly) read(p *Prepared) {
+	room.words, room.tmp = p.readAddresses(room.words, room.tmp, addressCount(p.slice))
 }
 
 // AppendSelectPrepared is AppendSelect on the prepared slices of one
@@ -77,10 +93,10 @@ func AppendSelectPrepared(dst []Backend, prepared []*Prepared, portName string, 
 // appendBackends is the one selection AppendSelect and
 // AppendSelectPrepared share, over slices in name order (comparePrepared):
 // it admits each slice (reporting its defects), reads the addresses of
-// those AppendSelect prepared into entries (empty, with room for them all),
-// merges the sorted addresses of all, then applies topology and the
-// terminating policy, and appends the backends to dst.
-func (sel *selector) appendBackends(dst []Backend, ordered []*Prepared, entries []entry) ([]Backend, []*Problem) {
+// those AppendSelect prepared into room (nil for prepared slices), merges
+// the sorted addresses of all, then applies topology and the terminating
+// policy, and appends the backends to dst.
+func (sel *selector) appendBackends(dst []Backend, ordered []*Prepared, room *onTheFly) ([]Backend, []*Problem) {
 	var runBuf [smallSlices]run
 	runs := runBuf[:0]
 	total := 0
@@ -88,21 +104,17 @@ func (sel *selector) appendBackends(dst []Backend, ordered []*Prepared, entries 
 		if p == nil || p.slice == nil {
 			continue
 		}
-		port, portIx, ok := sel.admit(&p.head)
+		port, portIx, ok := sel.admit(p)
 		if !ok {
 			continue
 		}
-		addrs := &p.addrs
-		var read sliceAddresses
-		if !p.read {
-			read = readAddresses(p.slice, entries)
-			entries = read.entries[len(read.entries):]
-			addrs = &read
+		if room != nil {
+			room.read(p)
 		}
-		sel.reportAddresses(&p.head, addrs)
-		if len(addrs.entries) > 0 {
-			runs = append(runs, run{entries: addrs.entries, p: p, port: port, portIx: portIx})
-			total += len(addrs.entries)
+		sel.reportAddresses(p)
+		if p.n > 0 {
+			runs = append(runs, newRun(p, port, portIx))
+			total += int(p.n)
 		}
 	}
 	slices.SortFunc(sel.problems, compareProblems)
