@@ -195,16 +195,16 @@ func parseAddress(t discoveryv1.AddressType, raw string) (ip netip.Addr, name, t
 		return netip.Addr{}, name, name, nil
 	}
 
-	family := "IPv4"
+	want := "IPv4"
 	if t == discoveryv1.AddressTypeIPv6 {
-		family = "IPv6"
+		want = "IPv6"
 	}
 	ip, err = netip.ParseAddr(raw)
 	switch {
 	case err != nil:
-		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address", excerpt.Quote(raw), family)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address", excerpt.Quote(raw), want)
 	case ip.Zone() != "":
-		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address: zones are not allowed", excerpt.Quote(raw), family)
+		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid %s address: zones are not allowed", excerpt.Quote(raw), want)
 	case t == discoveryv1.AddressTypeIPv4 && !ip.Is4():
 		return netip.Addr{}, "", "", fmt.Errorf("%s is not a valid IPv4 address: it is IPv6", excerpt.Quote(raw))
 	case t == discoveryv1.AddressTypeIPv6 && !ip.Is6():

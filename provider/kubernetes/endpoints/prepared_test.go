@@ -203,6 +203,23 @@ func TestPrepareUncommonSlices(t *testing.T) {
 	}
 }
 
+// TestPreparedCommonSliceIsCompact: the slice an API server returns is
+// prepared without extra, one word per IPv4 key (three per IPv6 key) and
+// one per URL, since the informer cache holds one Prepared per slice of
+// the cluster and its heap after sync is a budget.
+func TestPreparedCommonSliceIsCompact(t *testing.T) {
+	for _, list := range [][]*discoveryv1.EndpointSlice{smallBenchSlices(), smallBenchSlicesIPv6()} {
+		for _, s := range list {
+			p := Prepare(s, "http")
+			require.Nil(t, p.extra, "%s: extra", s.Name)
+			stride := map[discoveryv1.AddressType]int{discoveryv1.AddressTypeIPv4: 1, discoveryv1.AddressTypeIPv6: 3}[s.AddressType]
+			require.Equal(t, stride, p.stride())
+			require.Len(t, p.words, len(s.Endpoints)*(stride+len(s.Ports)))
+			require.Equal(t, len(p.words), cap(p.words), "room left in words")
+		}
+	}
+}
+
 // TestPreparedURLs: each backend of a prepared slice carries its URL for
 // the slice's first ports, and none for a port past them.
 func TestPreparedURLs(t *testing.T) {
