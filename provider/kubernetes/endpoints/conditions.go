@@ -59,7 +59,7 @@ func appendUsable(dst []Backend, cands []candidate, runs []run, policy Terminati
 	}
 	for i := range cands {
 		c := &cands[i]
-		b := c.backend(runs)
+		fenced := false
 		switch c.class {
 		case classReady:
 		case classServingTerminating:
@@ -67,14 +67,17 @@ func appendUsable(dst []Backend, cands []candidate, runs []run, policy Terminati
 			case TerminatingExclude:
 				continue
 			case TerminatingFence:
-				b.Fenced = true
+				fenced = true
 			default: // TerminatingFallback, "" and unknown values
-				b.Fenced = ready
+				fenced = ready
 			}
 		default:
 			continue
 		}
-		out = append(out, b)
+		// Written in place: a Backend built aside and copied in costs
+		// more than the rest of the selection of a small Service.
+		out = append(out, Backend{Fenced: fenced})
+		c.fill(&out[len(out)-1], runs)
 	}
 	return out
 }

@@ -92,11 +92,15 @@ func (k *key) wide() key3 {
 // at is key i of p in the wide form, whatever its layout.
 func (p *Prepared) at(i int) key3 {
 	if !p.wide {
-		w := p.words[i]
-		return key3{lo: w >> 32, rest: uint64(famIPv4)<<62 | (w>>30&3)<<60 | (w>>narrowPosBits&1)<<widePosBits | w&narrowPosMask}
+		return narrowAsWide(p.words[i])
 	}
 	w := p.words[3*i : 3*i+3 : 3*i+3]
 	return key3{w[0], w[1], w[2]}
+}
+
+// narrowAsWide is narrow key w in the wide form.
+func narrowAsWide(w uint64) key3 {
+	return key3{lo: w >> 32, rest: uint64(famIPv4)<<62 | (w>>30&3)<<60 | (w>>narrowPosBits&1)<<widePosBits | w&narrowPosMask}
 }
 
 func (k key3) fam() family    { return family(k.rest >> 62) }

@@ -1,21 +1,25 @@
 package endpoints
 
-import (
-	"strconv"
-
-	discoveryv1 "k8s.io/api/discovery/v1"
-)
+import discoveryv1 "k8s.io/api/discovery/v1"
 
 // run is the sorted keys of one slice the selection uses, at the port it
-// uses, and the next key the merge takes.
+// uses, and the next key the merge takes. It holds copies of what the
+// merge reads of the Prepared at every key, so that the hot loop reads
+// the run alone.
 type run struct {
-	p    *Prepared // the slice, its keys, hints and the URLs Prepare wrote
-	port int32
-	next int32
-	cur  key3 // key next
+	p     *Prepared // the slice, for hints and texts
+	words []uint64  // the keys of p
+	wide  bool      // p.wide
+	// brackets says which URLs have their address in brackets: none
+	// (IPv4 slices), all (IPv6 slices), or those of IPv6 keys (FQDN slices).
+	brackets uint8
+	port     int32
+	n, next  int32
+	cur      key3 // key next
 	// The URLs of the keys at port (none when Prepare wrote none): the
-	// one of key k ends at ends[k] in p.urls, and starts where that of
-	// key k-1 ends, or at start.
+	// one of key k ends at ends[k] in urls, and starts where that of key
+	// k-1 ends, or at start.
+	urls  string
 	ends  []uint64
 	start uint64
 	// The bytes of a URL before and after an IPv4 address or a name:
@@ -23,27 +27,72 @@ type run struct {
 	head, tail int32
 }
 
-func newRun(p *Prepared, port int32, portIx int) run {
-	r := run{p: p, port: port, cur: p.at(0), head: int32(p.schemeLen) + int32(len("://"))}
-	var buf [8]byte
-	r.tail = int32(len(":") + len(strconv.AppendInt(buf[:0], int64(port), 10)))
+const (
+	bracketsNone uint8 = iota
+	bracketsAll
+	bracketsIPv6
+)
+
+// init makes r the run of p (which has keys) at port, of index portIx.
+func (r *run) init(p *Prepared, port int32, portIx int) {
+	n := int(p.n)
+	*r = run{p: p, words: p.words[:p.stride()*n], wide: p.wide, port: port, n: p.n, urls: p.urls}
+	r.cur = r.at(0)
+	switch p.kind {
+	case kindIPv6:
+		r.brackets = bracketsAll
+	case kindFQDN:
+		r.brackets = bracketsIPv6
+	}
+	r.head = int32(p.schemeLen) + int32(len("://"))
+	r.tail = int32(len(":")) + digits(port)
 	if portIx < int(p.urlPorts) {
-		n := int(p.n)
 		all := p.words[p.stride()*n:]
 		r.ends = all[portIx*n : (portIx+1)*n]
 		if portIx > 0 {
 			r.start = all[portIx*n-1]
 		}
 	}
-	return r
+}
+
+// digits is how many decimal digits port (in 1..65535) has.
+func digits(port int32) int32 {
+	switch {
+	case port < 10:
+		return 1
+	case port < 100:
+		return 2
+	case port < 1000:
+		return 3
+	case port < 10000:
+		return 4
+	}
+	return 5
+}
+
+// at is key i of the run, as Prepared.at.
+func (r *run) at(i int) key3 {
+	if !r.wide {
+		return narrowAsWide(r.words[i])
+	}
+	w := r.words[3*i : 3*i+3 : 3*i+3]
+	return key3{w[0], w[1], w[2]}
 }
 
 // advance moves r to its next key.
 func (r *run) advance() {
 	r.next++
-	if r.next < r.p.n {
-		r.cur = r.p.at(int(r.next))
+	if r.next < r.n {
+		r.cur = r.at(int(r.next))
 	}
+}
+
+// sameAddress says whether keys a of pa and b of pb have one address.
+func sameAddress(pa *Prepared, a key3, pb *Prepared, b key3) bool {
+	if a.rest>>62 != b.rest>>62 || a.hi != b.hi || a.lo != b.lo {
+		return false
+	}
+	return a.fam() != famName || compareAddresses(pa, a, pb, b) == 0
 }
 
 // before says whether the next key of run a comes before that of run b
@@ -97,7 +146,7 @@ func merge(cands []candidate, runs []run, opts Options) []candidate {
 	for {
 		ri := -1
 		for i := range runs {
-			if c := &runs[i]; c.next < c.p.n && (ri < 0 || c.before(&runs[ri], byClass)) {
+			if c := &runs[i]; c.next < c.n && (ri < 0 || c.before(&runs[ri], byClass)) {
 				ri = i // a tie keeps the earlier slice
 			}
 		}
@@ -107,14 +156,14 @@ func merge(cands []candidate, runs []run, opts Options) []candidate {
 		r := &runs[ri]
 		k, e := r.next, r.cur
 		r.advance()
-		if lastP != nil && lastPort == r.port && compareAddresses(lastP, last, r.p, e) == 0 {
+		if lastP != nil && lastPort == r.port && sameAddress(lastP, last, r.p, e) {
 			continue // a worse (or later) copy of the one before
 		}
 		last, lastP, lastPort = e, r.p, r.port
 		cl := e.class()
 		if !byClass {
 			cl = classReady
-			for first := e.pos(); r.next < r.p.n && compareAddresses(r.p, r.cur, r.p, e) == 0; r.advance() {
+			for first := e.pos(); r.next < r.n && sameAddress(r.p, r.cur, r.p, e); r.advance() {
 				if r.cur.pos() < first {
 					k, first = r.next, r.cur.pos()
 				}
@@ -130,24 +179,27 @@ func merge(cands []candidate, runs []run, opts Options) []candidate {
 // hints are the topology hints of the endpoint of candidate c.
 func (c candidate) hints(runs []run) *discoveryv1.EndpointHints {
 	r := &runs[c.run]
-	return r.p.hints(r.p.at(int(c.k)).pos())
+	return r.p.hints(r.at(int(c.k)).pos())
 }
 
-// backend is the backend of candidate c, not fenced: its address is taken
-// from its URL when Prepare wrote one, without reading the slice.
-func (c candidate) backend(runs []run) Backend {
+// fill writes the address, port and URL of candidate c into b: the
+// address is cut out of its URL when Prepare wrote one, without reading
+// the slice.
+func (c candidate) fill(b *Backend, runs []run) {
 	r := &runs[c.run]
+	b.Port = r.port
 	if r.ends == nil {
-		return Backend{Address: r.p.text(r.p.at(int(c.k)).pos()), Port: r.port}
+		b.Address = r.p.text(r.at(int(c.k)).pos())
+		return
 	}
 	start := r.start
 	if c.k > 0 {
 		start = r.ends[c.k-1]
 	}
-	url := r.p.urls[start:r.ends[c.k]]
+	url := r.urls[start:r.ends[c.k]]
 	head, tail := int(r.head), int(r.tail)
-	if r.p.kind == kindIPv6 || r.p.kind == kindFQDN && r.p.at(int(c.k)).fam() == famIPv6 {
+	if r.brackets == bracketsAll || r.brackets == bracketsIPv6 && r.at(int(c.k)).fam() == famIPv6 {
 		head, tail = head+1, tail+1
 	}
-	return Backend{Address: url[head : len(url)-tail], Port: r.port, url: url}
+	b.Address, b.url = url[head:len(url)-tail], url
 }

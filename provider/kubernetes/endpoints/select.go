@@ -113,7 +113,8 @@ func (sel *selector) appendBackends(dst []Backend, ordered []*Prepared, room *on
 		}
 		sel.reportAddresses(p)
 		if p.n > 0 {
-			runs = append(runs, newRun(p, port, portIx))
+			runs = append(runs, run{})
+			runs[len(runs)-1].init(p, port, portIx)
 			total += int(p.n)
 		}
 	}
