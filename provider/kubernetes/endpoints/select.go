@@ -29,7 +29,7 @@ func AppendSelect(dst []Backend, slices []*discoveryv1.EndpointSlice, portName s
 	var orderBuf [smallSlices]*Prepared
 	ordered, room := prepareOnTheFly(slices, orderBuf[:0])
 	sel := selector{portName: portName, opts: opts}
-	return sel.appendBackends(dst, ordered, room)
+	return sel.appendBackends(dst, ordered, &room)
 }
 
 // onTheFly is the room AppendSelect reads the addresses of its slices
@@ -44,9 +44,9 @@ type onTheFly struct {
 // without URLs and leaving its addresses to be read only if the selection
 // uses it, and appends them to ordered in name order (comparePrepared). It
 // returns them with room for all their keys. The Prepared values and the
-// room are on the heap: the runs of the merge point into them, and the
-// compiler cannot keep those on the stack.
-func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]*Prepared, *onTheFly) {
+// keys are on the heap: a Prepared points into itself (its ports) and to
+// its keys, which the compiler's escape analysis cannot keep on the stack.
+func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]*Prepared, onTheFly) {
 	n, words := 0, 0
 	for _, s := range list {
 		if s != nil {
@@ -69,7 +69,7 @@ func prepareOnTheFly(list []*discoveryv1.EndpointSlice, ordered []*Prepared) ([]
 	if !slices.IsSortedFunc(ordered, comparePrepared) {
 		slices.SortFunc(ordered, comparePrepared)
 	}
-	return ordered, &onTheFly{words: make([]uint64, 0, words)}
+	return ordered, onTheFly{words: make([]uint64, 0, words)}
 }
 
 // read reads the addresses of p, a slice the selection uses.
