@@ -31,7 +31,7 @@ func classify(c discoveryv1.EndpointConditions) class {
 }
 
 // appendUsable appends to dst the backends of the candidates (one per
-// address and port, in output order, entries of runs) that the
+// address and port, in output order, keys of runs) that the
 // terminating policy keeps: every ready one, and the serving-terminating
 // ones fenced or not as the policy says, which depends on whether any
 // candidate is ready.

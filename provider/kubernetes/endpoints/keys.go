@@ -6,7 +6,7 @@ import (
 )
 
 // The sorted addresses of a Prepared are packed keys in its words, so that
-// a prepared slice of the usual kind costs about what main's form did: the
+// a prepared slice of the usual kind costs one word per IPv4 address: the
 // informer cache holds one per slice of the cluster, and its heap after a
 // sync is a budget (BenchmarkHeapAfterSync).
 //
