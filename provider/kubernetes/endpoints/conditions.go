@@ -29,3 +29,55 @@ func classify(c discoveryv1.EndpointConditions) class {
 	}
 	return classUnusable
 }
+
+// appendUsable appends to dst the backends of the candidates (one per
+// address and port, in output order, keys of runs) that the
+// terminating policy keeps: every ready one, and the serving-terminating
+// ones fenced or not as the policy says, which depends on whether any
+// candidate is ready.
+func appendUsable(dst []Backend, cands []candidate, runs []run, policy TerminatingPolicy) []Backend {
+	ready := false
+	kept := 0
+	for i := range cands {
+		switch cands[i].class {
+		case classReady:
+			ready = true
+			kept++
+		case classServingTerminating:
+			if policy != TerminatingExclude {
+				kept++
+			}
+		}
+	}
+	if kept == 0 {
+		return dst
+	}
+
+	out := dst
+	if cap(out)-len(out) < kept {
+		out = append(make([]Backend, 0, len(dst)+kept), dst...)
+	}
+	for i := range cands {
+		c := &cands[i]
+		fenced := false
+		switch c.class {
+		case classReady:
+		case classServingTerminating:
+			switch policy {
+			case TerminatingExclude:
+				continue
+			case TerminatingFence:
+				fenced = true
+			default: // TerminatingFallback, "" and unknown values
+				fenced = ready
+			}
+		default:
+			continue
+		}
+		// Written in place: a Backend built aside and copied in costs
+		// more than the rest of the selection of a small Service.
+		out = append(out, Backend{Fenced: fenced})
+		c.fill(&out[len(out)-1], runs)
+	}
+	return out
+}

@@ -31,4 +31,6 @@
 // work that depends on one slice alone once, when the slice arrives
 // (Prepare), and select from the prepared slices (AppendSelectPrepared):
 // the same backends and problems, and each backend's URL already written.
+// Select prepares its slices the same way on the fly, and both select with
+// one implementation, so they cannot disagree.
 package endpoints

@@ -163,11 +163,15 @@ func TestPreparedMatchesSelect(t *testing.T) {
 	require.Greater(t, merged, some/2, "cases whose backends came from prepared slices")
 }
 
-// TestPrepareLeavesUncommonSlices: the slices Prepare does not prepare are
-// read as Select reads them, problems included.
-func TestPrepareLeavesUncommonSlices(t *testing.T) {
+// TestPrepareUncommonSlices: slices an API server would not return (or
+// that a selection refuses) give through Prepare what Select gives,
+// problems included, and their backends, as those of the common slices
+// (canonical IPv4 and IPv6, CGNAT addresses in 100/8 beside a metadata
+// address, several ports), carry their URLs.
+func TestPrepareUncommonSlices(t *testing.T) {
 	for name, s := range map[string]*discoveryv1.EndpointSlice{
 		"FQDN":                slice("a", discoveryv1.AddressTypeFQDN, http(), ready("a.example")),
+		"FQDN dotted quad":    slice("a", discoveryv1.AddressTypeFQDN, http(), ready("10.0.0.9"), ready("A.Example")),
 		"two addresses":       slice("a", discoveryv1.AddressTypeIPv4, http(), ep(condReady, "10.0.0.1", "10.0.0.2")),
 		"no address":          slice("a", discoveryv1.AddressTypeIPv4, http(), ep(condReady)),
 		"leading zero":        slice("a", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.01")),
@@ -182,24 +186,37 @@ func TestPrepareLeavesUncommonSlices(t *testing.T) {
 		"port out of range":   slice("a", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{{Name: new("http"), Port: new(int32(70000))}}, ready("10.0.0.1")),
 		"no port":             slice("a", discoveryv1.AddressTypeIPv4, nil, ready("10.0.0.1")),
 		"bogus type":          slice("a", "Bogus", http(), ready("10.0.0.1")),
+		"CGNAT":               slice("a", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.1"), ep(condTerminating, "100.64.3.4")),
+		"IPv6":                slice("a", discoveryv1.AddressTypeIPv6, http(), ready("fd00::1"), ready("2001:db8::ff")),
+		"two ports":           slice("a", discoveryv1.AddressTypeIPv4, append(http(), discoveryv1.EndpointPort{Port: new(int32(9090))}), ready("10.0.0.1")),
 	} {
 		t.Run(name, func(t *testing.T) {
-			require.Zero(t, Prepare(s, "http").family, "prepared")
-			// Beside a prepared slice, which must not hide its problems.
+			// Beside a common slice, which must not hide its problems.
 			list := []*discoveryv1.EndpointSlice{s, slice("b", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.9"))}
 			for _, opts := range []Options{{}, {AllowFQDN: true, AllowLoopback: true}} {
-				checkPreparedMatches(t, list, "http", opts)
+				for _, b := range checkPreparedMatches(t, list, "http", opts) {
+					_, ok := b.URL("http")
+					require.True(t, ok, "backend %v of a prepared slice without its URL", b)
+				}
 			}
 		})
 	}
-	// What an API server returns is prepared: canonical IPv4 and IPv6,
-	// CGNAT addresses (in 100/8 with a metadata address), several ports.
-	for _, s := range []*discoveryv1.EndpointSlice{
-		slice("a", discoveryv1.AddressTypeIPv4, http(), ready("10.0.0.1"), ep(condTerminating, "100.64.3.4")),
-		slice("a", discoveryv1.AddressTypeIPv6, http(), ready("fd00::1"), ready("2001:db8::ff")),
-		slice("a", discoveryv1.AddressTypeIPv4, append(http(), discoveryv1.EndpointPort{Port: new(int32(9090))}), ready("10.0.0.1")),
-	} {
-		require.NotZero(t, Prepare(s, "http").family, "%s %v not prepared", s.AddressType, s.Endpoints)
+}
+
+// TestPreparedCommonSliceIsCompact: the slice an API server returns is
+// prepared without extra, one word per IPv4 key (three per IPv6 key) and
+// one per URL, since the informer cache holds one Prepared per slice of
+// the cluster and its heap after sync is a budget.
+func TestPreparedCommonSliceIsCompact(t *testing.T) {
+	for _, list := range [][]*discoveryv1.EndpointSlice{smallBenchSlices(), smallBenchSlicesIPv6()} {
+		for _, s := range list {
+			p := Prepare(s, "http")
+			require.Nil(t, p.extra, "%s: extra", s.Name)
+			stride := map[discoveryv1.AddressType]int{discoveryv1.AddressTypeIPv4: 1, discoveryv1.AddressTypeIPv6: 3}[s.AddressType]
+			require.Equal(t, stride, p.stride())
+			require.Len(t, p.words, len(s.Endpoints)*(stride+len(s.Ports)))
+			require.Equal(t, len(p.words), cap(p.words), "room left in words")
+		}
 	}
 }
 

@@ -7,24 +7,25 @@ import discoveryv1 "k8s.io/api/discovery/v1"
 // every ready endpoint has node hints and one names node; else to those
 // hinted for zone under the same rule; else it leaves them all. Endpoints it
 // leaves out are marked unusable. It never leaves no ready endpoint.
-func applyTopology(cands []candidate, uniq []int32, node, zone string) {
+func applyTopology(cands []candidate, runs []run, node, zone string) {
 	anyReady := false
 	allNode, nodeMatch := node != "", false
 	allZone, zoneMatch := zone != "", false
-	for _, idx := range uniq {
-		c := &cands[idx]
+	for i := range cands {
+		c := &cands[i]
 		if c.class != classReady {
 			continue
 		}
 		anyReady = true
-		if c.hints == nil || len(c.hints.ForNodes) == 0 {
+		h := c.hints(runs)
+		if h == nil || len(h.ForNodes) == 0 {
 			allNode = false
-		} else if hintedForNode(c.hints, node) {
+		} else if hintedForNode(h, node) {
 			nodeMatch = true
 		}
-		if c.hints == nil || len(c.hints.ForZones) == 0 {
+		if h == nil || len(h.ForZones) == 0 {
 			allZone = false
-		} else if hintedForZone(c.hints, zone) {
+		} else if hintedForZone(h, zone) {
 			zoneMatch = true
 		}
 	}
@@ -40,8 +41,8 @@ func applyTopology(cands []candidate, uniq []int32, node, zone string) {
 	default:
 		return
 	}
-	for _, idx := range uniq {
-		if c := &cands[idx]; c.class == classReady && !keep(c.hints) {
+	for i := range cands {
+		if c := &cands[i]; c.class == classReady && !keep(c.hints(runs)) {
 			c.class = classUnusable
 		}
 	}
