@@ -54,7 +54,7 @@ func run(in, out string, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing is lost when closing fails
 	res, err := ParseResults(f, in)
 	if err != nil {
 		return err
@@ -65,9 +65,9 @@ func run(in, out string, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // after the rename there is nothing left to remove
 	if err := WriteSVG(tmp, res, o); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write's error is the one to report
 		return err
 	}
 	if err := tmp.Close(); err != nil {
