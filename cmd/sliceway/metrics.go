@@ -101,3 +101,12 @@ func (m *metrics) RenderedWork(translated, refreshed int) {
 }
 
 func (m *metrics) Sent() { m.sent.Inc() }
+
+// countStreams exposes how many clients s has: a Traefik fed through the
+// plugin is one, and its reconnects show as dips.
+func (m *metrics) countStreams(s *streams) {
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sliceway_stream_clients",
+		Help: "Clients of /api/config/stream connected now.",
+	}, s.clientCount))
+}

@@ -156,6 +156,7 @@ func runServe(ctx context.Context, cfg *static.Configuration, src *configSource)
 	}
 	current := latest{encoded: m.encoded}
 	current.streams = newStreams(time.Duration(opts.WriteTimeout), current.encode)
+	m.countStreams(current.streams)
 	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), newConnLimit(opts.MaxConnections, m.evicted), logger)
 	server.RegisterOnShutdown(current.streams.close) // streams end; Shutdown waits for no one
 	serveErr := make(chan error, 1)

@@ -72,6 +72,13 @@ func (s *streams) publish(c *dynamic.Configuration) {
 	}
 }
 
+// clientCount is how many clients are connected now, for /metrics.
+func (s *streams) clientCount() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return float64(len(s.clients))
+}
+
 func (s *streams) newest() (uint64, *dynamic.Configuration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

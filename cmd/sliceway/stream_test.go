@@ -189,3 +189,34 @@ func TestServeStreamsOverHTTPS(t *testing.T) {
 	assert.Equal(t, streamFrame{Version: 1}, f, "a heartbeat, past both timeouts")
 	assert.Equal(t, 0, p.terminate(), p.stderr.String())
 }
+
+// TestStreamClientsInMetrics: /metrics says how many clients the stream
+// has, as they come and go.
+func TestStreamClientsInMetrics(t *testing.T) {
+	s := newStreams(time.Minute, (&latest{}).encode)
+	m := newMetrics()
+	m.countStreams(s)
+	srv := httptest.NewServer(newServeMux(&latest{streams: s}, m, func(h http.Handler) http.Handler { return h }))
+	defer srv.Close()
+	defer s.close()
+	clients := func() float64 {
+		t.Helper()
+		code, body, _, err := httpGet(t, srv.URL+"/metrics")
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, code)
+		return metricValue(t, body, "sliceway_stream_clients")
+	}
+	require.Zero(t, clients())
+	var open []*http.Response
+	for range 2 {
+		res, err := http.Get(srv.URL + "/api/config/stream")
+		require.NoError(t, err)
+		nextFrame(t, readFrames(t, res), time.Second) // connected: the first heartbeat came
+		open = append(open, res)
+	}
+	require.Equal(t, 2.0, clients())
+	_ = open[0].Body.Close()
+	require.Eventually(t, func() bool { return clients() == 1 }, 5*time.Second, 10*time.Millisecond, "a client that hung up is gone")
+	_ = open[1].Body.Close()
+	require.Eventually(t, func() bool { return clients() == 0 }, 5*time.Second, 10*time.Millisecond)
+}
