@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,8 +53,10 @@ func runBounded(t *testing.T, timeout time.Duration, args ...string) boundedResu
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	res := boundedResult{elapsed: time.Since(start)}
+	require.NoError(t, cmd.Start())
+	peak := watchPeakRSS(cmd.Process.Pid)
+	err := cmd.Wait()
+	res := boundedResult{elapsed: time.Since(start), maxRSS: peak()}
 	require.NoError(t, ctx.Err(), "sliceway %s did not finish within %s", strings.Join(args, " "), timeout)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -62,13 +64,52 @@ func runBounded(t *testing.T, timeout time.Duration, args ...string) boundedResu
 	} else {
 		require.NoError(t, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.maxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
 	res.stdout, res.stderr = stdout.String(), stderr.String()
 	assert.NotContains(t, res.stderr, "goroutine ", "no stack trace")
 	assert.NotContains(t, res.stderr, "panic:", "no panic")
 	return res
+}
+
+// watchPeakRSS follows the peak resident memory of process pid (VmHWM in
+// /proc, the high-water mark of its own memory) until the returned
+// function is called, after the process ended, which returns the highest
+// value read. The rusage of a child is no measure here: Go starts it with
+// vfork, and Linux records the parent's high-water mark into the child's
+// when it execs, so a large test process reads as a large child.
+func watchPeakRSS(pid int) func() int64 {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	read := func() {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				if err == nil && kb*1024 > peak.Load() {
+					peak.Store(kb * 1024)
+				}
+			}
+		}
+	}
+	go func() {
+		defer close(stopped)
+		for {
+			read()
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-stopped
+		return peak.Load()
+	}
 }
 
 // renderHostile renders the manifest files as JSON, within hostileTimeout.
