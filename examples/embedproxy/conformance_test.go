@@ -20,9 +20,9 @@ import (
 
 // The Ingress specification's matching rules, as the Kubernetes Ingress
 // conformance suite (kubernetes-sigs/ingress-controller-conformance) checks
-// them, asked of the proxy's routing table with strictPrefixMatching on.
-// Each Service is named after the rule it backs, so a case says which rule
-// must serve a request.
+// them, asked of the proxy's routing table with the default priorities,
+// with strictPrefixMatching on and off. Each Service is named after the
+// rule it backs, so a case says which rule must serve a request.
 
 type conformancePath struct{ path, pathType, service string }
 
@@ -65,9 +65,10 @@ func conformanceManifests(rules []conformanceRule, defaultBackend string) string
 	return strings.Join(docs, "---\n")
 }
 
-// conformanceTable renders the manifests with strictPrefixMatching and
-// builds the proxy's routing table from the configuration.
-func conformanceTable(t *testing.T, manifests string) (*table, *dynamic.Configuration) {
+// conformanceTable renders the manifests with the default options but
+// strictPrefixMatching, and builds the proxy's routing table from the
+// configuration.
+func conformanceTable(t *testing.T, manifests string, strict bool) (*table, *dynamic.Configuration) {
 	t.Helper()
 	objs, problems := k8s.DecodeManifest("conformance.yaml", []byte(manifests), k8s.IsUsedKind)
 	require.Empty(t, problems)
@@ -75,7 +76,7 @@ func conformanceTable(t *testing.T, manifests string) (*table, *dynamic.Configur
 	require.Empty(t, problems)
 	opts := &ingress.Provider{}
 	opts.SetDefaults()
-	opts.StrictPrefixMatching = true
+	opts.StrictPrefixMatching = strict
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := ingress.RenderOnce(ctx, cs, opts, ingress.ClientOptions{}, 20*time.Second)
@@ -118,9 +119,29 @@ func TestIngressConformance(t *testing.T) {
 		{host: "*.long.example", paths: []conformancePath{{"/a/very/long/prefix/that/would/win/by/length", "Prefix", "wildcard-long"}}},
 		{paths: []conformancePath{{"/hostless", "Prefix", "hostless"}}},
 	}
-	tbl, conf := conformanceTable(t, conformanceManifests(rules, "default"))
+	for _, strict := range []bool{true, false} {
+		mode := map[bool]string{true: "strict", false: "literal"}[strict]
+		t.Run("strictPrefixMatching="+fmt.Sprint(strict), func(t *testing.T) {
+			conformanceCases(t, rules, strict, mode)
+		})
+	}
+}
+
+// conformanceCases sends each request of the specification to the routing
+// table of rules, and writes them with the configuration for
+// tools/traefik-check (SLICEWAY_CONFORMANCE_CASES, the mode before .json).
+func conformanceCases(t *testing.T, rules []conformanceRule, strict bool, mode string) {
+	tbl, conf := conformanceTable(t, conformanceManifests(rules, "default"), strict)
 	export := conformanceExport{Configuration: conf}
 
+	// With strictPrefixMatching off a Prefix path is a literal prefix, as
+	// Traefik's PathPrefix is: the cases about matching by path element,
+	// the only ones that option decides, are served by these rules instead.
+	// Every other case, the priorities among them, holds in both modes.
+	literal := map[string]string{
+		"prefix does not match a longer element":        "prefix-foo",
+		"prefix with trailing slash matches without it": "prefix-root",
+	}
 	for _, tc := range []struct {
 		name, host, path, want string
 	}{
@@ -158,6 +179,9 @@ func TestIngressConformance(t *testing.T) {
 		// The default backend catches the rest.
 		{"unknown host goes to the default backend", "nowhere.example", "/foo", "default"},
 	} {
+		if l, ok := literal[tc.name]; ok && !strict {
+			tc.want = l
+		}
 		want := "conf-" + tc.want + "-http"
 		if tc.want == "default" {
 			want = ingress.DefaultBackendName
@@ -173,6 +197,6 @@ func TestIngressConformance(t *testing.T) {
 	if path := os.Getenv("SLICEWAY_CONFORMANCE_CASES"); path != "" {
 		data, err := json.Marshal(export)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(path, data, 0o644))
+		require.NoError(t, os.WriteFile(strings.TrimSuffix(path, ".json")+"-"+mode+".json", data, 0o644))
 	}
 }

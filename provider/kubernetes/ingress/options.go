@@ -33,6 +33,7 @@ type Provider struct {
 	AllowExternalNameServices bool             `description:"Allow ExternalName services as backends." json:"allowExternalNameServices,omitempty" toml:"allowExternalNameServices,omitempty" yaml:"allowExternalNameServices,omitempty" export:"true"`
 	NativeLBByDefault         bool             `description:"Send traffic to the Services' cluster IPs instead of their endpoints, unless a Service says otherwise." json:"nativeLBByDefault,omitempty" toml:"nativeLBByDefault,omitempty" yaml:"nativeLBByDefault,omitempty" export:"true"`
 	StrictPrefixMatching      bool             `description:"Match Prefix paths element by element, as the Ingress specification says (/foo matches /foo and /foo/bar, not /foobar)." json:"strictPrefixMatching,omitempty" toml:"strictPrefixMatching,omitempty" yaml:"strictPrefixMatching,omitempty" export:"true"`
+	RouterPriority            string           `description:"How routers without a router.priority annotation are ranked: spec (as the Ingress specification matches requests: the most specific host, then the longest path, then Exact before Prefix before ImplementationSpecific) or ruleLength (Traefik's default: the longer rule first, so that an Exact path can lose to a Prefix one)." json:"routerPriority,omitempty" toml:"routerPriority,omitempty" yaml:"routerPriority,omitempty" export:"true"`
 	ClientQPS                 float64          `description:"Requests per second to the API server, on average (the status writes of many Ingresses go at this pace); 0: client-go's 5 for each API group; negative: no client-side limit, leaving it to the server's priority and fairness." json:"clientQPS,omitempty" toml:"clientQPS,omitempty" yaml:"clientQPS,omitempty" export:"true"`
 	ClientBurst               int              `description:"Requests to the API server allowed at once above clientQPS; 0: client-go's 10." json:"clientBurst,omitempty" toml:"clientBurst,omitempty" yaml:"clientBurst,omitempty" export:"true"`
 	ClientCompression         string           `description:"Whether the API server's responses are gzip-compressed: auto (off in a cluster, where compressing costs the API server and the provider more than the network saves; else what the kubeconfig's disable-compression says, or on), on or off." json:"clientCompression,omitempty" toml:"clientCompression,omitempty" yaml:"clientCompression,omitempty" export:"true"`
@@ -96,6 +97,18 @@ func (l *LeaderElection) SetDefaults() {
 	l.RetryPeriod = ptypes.Duration(2 * time.Second)
 }
 
+// The values of routerPriority. Empty is spec, the default.
+const (
+	RouterPrioritySpec       = "spec"
+	RouterPriorityRuleLength = "ruleLength"
+)
+
+// specPriorities says whether routers get the priorities of the Ingress
+// specification's order (routerPriority spec, the default).
+func (p *Provider) specPriorities() bool {
+	return !strings.EqualFold(p.RouterPriority, RouterPriorityRuleLength)
+}
+
 // The values of clientCompression.
 const (
 	CompressionAuto = "auto"
@@ -111,6 +124,7 @@ func (p *Provider) SetDefaults() {
 	p.ClientBurst = 30
 	p.ClientCompression = CompressionAuto
 	p.TerminatingEndpoints = string(endpoints.TerminatingFallback)
+	p.RouterPriority = RouterPrioritySpec
 	p.IPFamily = IPFamilyPrimary
 	p.SyncTimeout = ptypes.Duration(60 * time.Second)
 	p.LeaderElection = &LeaderElection{}
@@ -122,6 +136,11 @@ func (p *Provider) SetDefaults() {
 func (p *Provider) Validate() error {
 	if _, err := endpoints.ParseTerminatingPolicy(p.TerminatingEndpoints); err != nil {
 		return fmt.Errorf("terminatingEndpoints: %w", err)
+	}
+	switch strings.ToLower(p.RouterPriority) {
+	case "", RouterPrioritySpec, strings.ToLower(RouterPriorityRuleLength):
+	default:
+		return fmt.Errorf("routerPriority %q: must be spec or ruleLength", p.RouterPriority)
 	}
 	if _, err := labels.Parse(p.LabelSelector); err != nil {
 		return fmt.Errorf("labelSelector %q: %w", p.LabelSelector, err)

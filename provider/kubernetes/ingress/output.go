@@ -60,11 +60,12 @@ type outputEstimate struct {
 // multiplies the most. It first bounds the estimate from the lengths
 // alone, a pass of a few nanoseconds a path, and writes the rules out
 // only when that bound is over the limit.
-func checkOutput(ing *netv1.Ingress, ra *routerAnnotations, strictPrefix bool, limit int64) (field string, err error) {
-	if estimateOutput(ing, ra, strictPrefix, false).total <= limit {
+func checkOutput(ing *netv1.Ingress, ra *routerAnnotations, opts planOptions) (field string, err error) {
+	limit := opts.maxOutput
+	if estimateOutput(ing, ra, opts, false).total <= limit {
 		return "", nil
 	}
-	est := estimateOutput(ing, ra, strictPrefix, true)
+	est := estimateOutput(ing, ra, opts, true)
 	if est.total <= limit {
 		return "", nil
 	}
@@ -90,11 +91,11 @@ func checkOutput(ing *netv1.Ingress, ra *routerAnnotations, strictPrefix bool, l
 // estimateOutput estimates the routers of ing. exact writes each rule out
 // to measure it; otherwise a rule counts five bytes for each of its host
 // and path, more than any escape makes of one.
-func estimateOutput(ing *netv1.Ingress, ra *routerAnnotations, strictPrefix bool, exact bool) outputEstimate {
+func estimateOutput(ing *netv1.Ingress, ra *routerAnnotations, opts planOptions, exact bool) outputEstimate {
 	est := outputEstimate{rule: -1}
 	shared := annotationBytes(ra)
 	perRouter := shared.middlewares + shared.entryPoints + shared.tls + shared.priority
-	if strictPrefix && ra.Priority == 0 {
+	if opts.specPriorities && ra.Priority == 0 {
 		perRouter += fieldBytes("priority", 7) // specPriority
 	}
 	ns, name := int64(len(ing.Namespace)), int64(len(ing.Name))
@@ -132,7 +133,7 @@ func estimateOutput(ing *netv1.Ingress, ra *routerAnnotations, strictPrefix bool
 			if exact {
 				pathRule = 0
 				if path.Path != "" {
-					pathRule = jsonBody(appendPathRule(scratch[:0], path.PathType, path.Path, ra.PathMatcher, strictPrefix))
+					pathRule = jsonBody(appendPathRule(scratch[:0], path.PathType, path.Path, ra.PathMatcher, opts.strictPrefix))
 				}
 			}
 			ruleBytes := 2 + hostRule + pathRule // as a JSON string

@@ -45,12 +45,13 @@ type plannedDefault struct {
 
 // planOptions are the options a plan depends on.
 type planOptions struct {
-	strictPrefix bool  // strictPrefixMatching
-	maxOutput    int64 // maxIngressOutput, its default for 0
+	strictPrefix   bool  // strictPrefixMatching
+	specPriorities bool  // routerPriority spec
+	maxOutput      int64 // maxIngressOutput, its default for 0
 }
 
 func newPlanOptions(p *Provider) planOptions {
-	return planOptions{strictPrefix: p.StrictPrefixMatching, maxOutput: p.maxIngressOutput()}
+	return planOptions{strictPrefix: p.StrictPrefixMatching, specPriorities: p.specPriorities(), maxOutput: p.maxIngressOutput()}
 }
 
 // plannedPath is one Ingress backend with a Service: a path of a rule, or
@@ -104,7 +105,7 @@ func planIngress(ing *netv1.Ingress, opts planOptions, routerSets *annotationMem
 		pl.skip(field, fmt.Errorf("%w (the Ingress is skipped)", err))
 		return pl
 	}
-	if field, err := checkOutput(ing, ra, opts.strictPrefix, opts.maxOutput); err != nil {
+	if field, err := checkOutput(ing, ra, opts); err != nil {
 		pl.skip(field, err)
 		return pl
 	}
@@ -150,7 +151,7 @@ func planIngress(ing *netv1.Ingress, opts planOptions, routerSets *annotationMem
 				key:     routerKey(ing.Namespace, ing.Name, rule.Host, path.Path),
 				backend: key,
 				service: service,
-				router:  pathRouter(ra, ing, rule.Host, path, service, key.text(), opts.strictPrefix),
+				router:  pathRouter(ra, ing, rule.Host, path, service, key.text(), opts),
 			})
 		}
 	}
@@ -198,14 +199,14 @@ type observabilityAlloc struct {
 
 // pathRouter builds the router of an Ingress path whose backend is the
 // service key, port being the backend's port as names write it.
-func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path netv1.HTTPIngressPath, key, port string, strictPrefix bool) *dynamic.Router {
+func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path netv1.HTTPIngressPath, key, port string, opts planOptions) *dynamic.Router {
 	a := &builtRouter{}
 	rt := &a.rt
 	fillRouter(rt, ra, key)
-	rt.Rule = buildRule(host, path, ra.PathMatcher, strictPrefix)
+	rt.Rule = buildRule(host, path, ra.PathMatcher, opts.strictPrefix)
 	rt.Priority = ra.Priority
-	if rt.Priority == 0 && strictPrefix {
-		rt.Priority = specPriority(host, path)
+	if rt.Priority == 0 && opts.specPriorities {
+		rt.Priority = specPriority(host, path, opts.strictPrefix)
 	}
 	setObservability(rt, &a.obs, ing, path.Backend.Service.Name, port)
 	return rt

@@ -125,12 +125,15 @@ func appendQuoted(buf []byte, s string) []byte {
 }
 
 // specPriority orders routers as the Ingress specification matches
-// requests, for strictPrefixMatching: exact hosts before wildcard hosts
-// before rules without a host; then, for the same host, longer paths before
-// shorter ones, and Exact before Prefix on the same path. Traefik tries the
-// highest priority first; the values stay far below the priorities Traefik
-// keeps for itself, and above 0, which means "none".
-func specPriority(host string, p netv1.HTTPIngressPath) int {
+// requests (routerPriority spec): exact hosts before wildcard hosts before
+// rules without a host; then, for the same host, longer paths before
+// shorter ones; and on the same path Exact before Prefix before
+// ImplementationSpecific. With strictPrefix a Prefix path matches by
+// element, so its trailing slash does not count; without, PathPrefix is a
+// literal prefix and every byte counts. Traefik tries the highest priority
+// first; the values stay below 1<<22, far below the priorities Traefik
+// keeps for its own routers, and above 0, which means "none".
+func specPriority(host string, p netv1.HTTPIngressPath, strictPrefix bool) int {
 	const pathBits = 20
 	hostRank := 0
 	switch {
@@ -140,17 +143,20 @@ func specPriority(host string, p netv1.HTTPIngressPath) int {
 		hostRank = 2
 	}
 	path := p.Path
-	exact := p.PathType != nil && *p.PathType == netv1.PathTypeExact
-	if !exact {
-		// A Prefix path matches by element; its trailing slash does not count.
-		path = strings.TrimRight(path, "/")
+	typeRank := 0 // ImplementationSpecific, or no pathType
+	if p.PathType != nil {
+		switch *p.PathType {
+		case netv1.PathTypeExact:
+			typeRank = 2
+		case netv1.PathTypePrefix:
+			typeRank = 1
+			if strictPrefix {
+				path = strings.TrimRight(path, "/")
+			}
+		}
 	}
-	length := min(len(path), 1<<(pathBits-1)-1)
-	priority := hostRank<<pathBits | length<<1
-	if exact {
-		priority |= 1
-	}
-	return priority + 1
+	length := min(len(path), 1<<(pathBits-2)-1)
+	return (hostRank<<pathBits | length<<2 | typeRank) + 1
 }
 
 // checkHost refuses a wildcard host whose rule Traefik could not compile

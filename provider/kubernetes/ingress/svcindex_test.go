@@ -290,6 +290,7 @@ func TestIndexBuildsLoadBalancers(t *testing.T) {
 		{name: "other allowExternalNameServices", render: func(p *Provider) { p.AllowExternalNameServices = true }, none: true},
 		// Not an endpoint option: the load balancers are shared, the plans not.
 		{name: "other strictPrefixMatching", render: func(p *Provider) { p.StrictPrefixMatching = true }, otherPlans: true},
+		{name: "other routerPriority", render: func(p *Provider) { p.RouterPriority = RouterPriorityRuleLength }, otherPlans: true},
 		{name: "other maxIngressOutput", client: func(p *Provider) { p.MaxIngressOutput = 1 << 30 }, otherPlans: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
