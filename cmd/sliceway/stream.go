@@ -17,7 +17,8 @@ const streamHeartbeat = 15 * time.Second
 // streams serves GET /api/config/stream: one line of JSON per frame, a
 // full frame {"version":N,"configuration":{...}} at the start and at each
 // new configuration, and a heartbeat {"version":N} when nothing else was
-// sent for a while. A client is told of a new configuration through a
+// sent for a while. A client that asks for them (?deltas=true) is sent a
+// delta frame instead of a full one when little changed (streamdelta.go). A client is told of a new configuration through a
 // channel of one slot and takes the newest when it is ready to write: a
 // slow client skips the configurations it had no time for and never holds
 // up the render loop or the other clients.
@@ -29,6 +30,7 @@ type streams struct {
 	version uint64
 	conf    *dynamic.Configuration
 	clients map[chan struct{}]struct{}
+	deltas  deltaTexts
 	done    chan struct{} // closed when serve shuts down
 	closing sync.Once
 
@@ -114,7 +116,9 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "application/x-ndjson")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
+	wantDeltas := r.URL.Query().Get("deltas") == "true"
 	var sent uint64
+	var sentConf *dynamic.Configuration // what the client holds: version sent
 	// frame writes one whole line and flushes it, within writeTimeout of
 	// its start: the server's own deadline, from the request, is moved.
 	frame := func(parts ...[]byte) bool {
@@ -153,6 +157,16 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == sent {
 				continue
 			}
+			if wantDeltas && sentConf != nil {
+				if delta := s.deltas.frame(sentConf, sent, c, v); delta != nil {
+					if !frame(delta) {
+						return
+					}
+					sent, sentConf = v, c
+					ticker.Reset(s.heartbeat)
+					continue
+				}
+			}
 			text, err := s.encode(c)
 			if err != nil {
 				// Nothing partial is sent: the client keeps what it has.
@@ -162,7 +176,7 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if !frame([]byte(`{"version":`+strconv.FormatUint(v, 10)+`,"configuration":`), text, []byte("}\n")) {
 				return
 			}
-			sent = v
+			sent, sentConf = v, c
 			ticker.Reset(s.heartbeat)
 		}
 	}
