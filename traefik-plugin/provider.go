@@ -1,6 +1,8 @@
 // Package slicewayplugin is a Traefik provider plugin that takes the
 // dynamic configuration of a `sliceway serve` from its stream,
-// GET /api/config/stream, and hands each whole configuration to Traefik.
+// GET /api/config/stream?deltas=true, and hands each whole configuration
+// to Traefik: a full frame as serve wrote it, a delta frame applied onto
+// the configuration it holds (assembly.go).
 // Standard library only: Traefik runs it in its Yaegi interpreter.
 package slicewayplugin
 
@@ -13,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"net/http"
 	"os"
 	"strings"
@@ -66,7 +67,7 @@ func New(ctx context.Context, config *Config, name string) (*Provider, error) {
 	if config.Endpoint == "" {
 		return nil, errors.New("sliceway: endpoint is required")
 	}
-	p := &Provider{name: name, url: strings.TrimRight(config.Endpoint, "/") + "/api/config/stream", token: config.TokenFile}
+	p := &Provider{name: name, url: strings.TrimRight(config.Endpoint, "/") + "/api/config/stream?deltas=true", token: config.TokenFile}
 	var err error
 	if p.min, err = duration("minBackoff", config.MinBackoff, 500*time.Millisecond); err != nil {
 		return nil, err
@@ -140,6 +141,7 @@ func (p *Provider) Stop() error {
 
 func (p *Provider) run(cfgChan chan<- json.Marshaler) {
 	defer close(p.done)
+	report := &reporter{name: p.name, url: p.url, outage: p.max, debug: os.Stdout, errs: os.Stderr}
 	wait := p.min
 	for p.ctx.Err() == nil {
 		got, err := p.stream(cfgChan)
@@ -149,7 +151,7 @@ func (p *Provider) run(cfgChan chan<- json.Marshaler) {
 		if got {
 			wait = p.min // it worked for a while: start again quickly
 		}
-		log.Printf("plugin-%s: the stream of %s ended (%v); again in %s", p.name, p.url, err, wait)
+		report.ended(got, err, wait, time.Now())
 		select {
 		case <-p.ctx.Done():
 			return
@@ -161,10 +163,13 @@ func (p *Provider) run(cfgChan chan<- json.Marshaler) {
 	}
 }
 
-// frame is one line of the stream.
+// frame is one line of the stream: a full frame (configuration), a delta
+// frame (delta, onto version base) or a heartbeat (neither).
 type frame struct {
 	Version       uint64          `json:"version"`
+	Base          uint64          `json:"base"`
 	Configuration json.RawMessage `json:"configuration"`
+	Delta         json.RawMessage `json:"delta"`
 }
 
 // stream reads one stream to its end: whether it got a configuration.
@@ -187,6 +192,9 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 		return false, err
 	}
 	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+		return false, fmt.Errorf("%w: %s", errRefused, res.Status)
+	}
 	if res.StatusCode != http.StatusOK {
 		return false, fmt.Errorf("%s", res.Status)
 	}
@@ -195,7 +203,8 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 	defer watchdog.Stop()
 	reader := bufio.NewReaderSize(res.Body, 1<<20)
 	got := false
-	var last uint64
+	var held assembly // a new stream starts with a full frame
+	sawDelta := false
 	for {
 		line, err := reader.ReadBytes('\n')
 		if err != nil {
@@ -210,20 +219,37 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 		if err := json.Unmarshal(line, &f); err != nil {
 			return got, fmt.Errorf("a frame that is not JSON: %w", err)
 		}
-		if !isConfiguration(f.Configuration) {
+		var text []byte
+		switch {
+		case isConfiguration(f.Configuration):
+			if held.text != nil && f.Version == held.version {
+				continue
+			}
+			held.full(f.Version, f.Configuration)
+			text = f.Configuration
+		case isConfiguration(f.Delta):
+			sawDelta = true
+			if text, err = held.apply(f.Version, f.Base, f.Delta); err != nil {
+				return got, err
+			}
+		default:
 			continue // a heartbeat
-		}
-		if got && f.Version == last {
-			continue
 		}
 		// Converted before the select: Yaegi's select does not convert
 		// a value sent to the channel's interface type.
-		var conf json.Marshaler = &configuration{text: f.Configuration}
+		var conf json.Marshaler = &configuration{text: text}
 		select {
 		case cfgChan <- conf:
-			got, last = true, f.Version
+			got = true
 		case <-p.ctx.Done():
 			return got, nil
+		}
+		if sawDelta && !held.split {
+			// While Traefik reads a full configuration, split it for the
+			// deltas that follow, so that the next one does not wait for
+			// it (an error is told by the delta's apply). Only once serve
+			// has sent deltas on this stream: an older serve never does.
+			_ = held.splitText()
 		}
 	}
 }
