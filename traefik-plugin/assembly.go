@@ -24,15 +24,70 @@ type sections struct {
 
 // assembly is the configuration the plugin last handed on, and the
 // version serve gave it. Its text is what a full frame said; it is split
-// into routers, services and the rest only when a delta comes.
+// into routers, services and the rest only when deltas come.
 type assembly struct {
 	version uint64
 	text    []byte
 
 	split    bool
-	routers  map[string]json.RawMessage
-	services map[string]json.RawMessage
+	routers  entries
+	services entries
 	rest     sections
+}
+
+// entries are the values of one map of the configuration, each kept as
+// its `"name":value` text, so that the whole map is written with one
+// bytes.Join: Traefik's interpreter runs the plugin's own loops slowly,
+// and a delta then touches only the entries it names.
+type entries struct {
+	at    map[string]int // an entry's place in texts
+	names []string
+	texts [][]byte
+}
+
+func newEntries(values map[string]json.RawMessage) entries {
+	e := entries{at: make(map[string]int, len(values)), names: make([]string, 0, len(values)), texts: make([][]byte, 0, len(values))}
+	for name, value := range values {
+		e.set(name, value)
+	}
+	return e
+}
+
+func (e *entries) set(name string, value json.RawMessage) {
+	quoted, _ := json.Marshal(name) // a string always encodes
+	text := make([]byte, 0, len(quoted)+1+len(value))
+	text = append(append(append(text, quoted...), ':'), value...)
+	if i, ok := e.at[name]; ok {
+		e.texts[i] = text
+		return
+	}
+	e.at[name] = len(e.texts)
+	e.names = append(e.names, name)
+	e.texts = append(e.texts, text)
+}
+
+// remove takes the entry out, moving the last one into its place.
+func (e *entries) remove(name string) {
+	i, ok := e.at[name]
+	if !ok {
+		return
+	}
+	last := len(e.texts) - 1
+	e.texts[i], e.names[i] = e.texts[last], e.names[last]
+	e.at[e.names[i]] = i
+	e.texts, e.names = e.texts[:last], e.names[:last]
+	delete(e.at, name)
+}
+
+// patch applies a delta's values: null removes.
+func (e *entries) patch(change map[string]json.RawMessage) {
+	for name, value := range change {
+		if string(value) == "null" {
+			e.remove(name)
+		} else {
+			e.set(name, value)
+		}
+	}
 }
 
 // full takes a full frame's configuration.
@@ -63,19 +118,17 @@ func (a *assembly) apply(version, base uint64, raw json.RawMessage) ([]byte, err
 			return nil, err
 		}
 	}
-	patch(a.routers, d.Routers)
-	patch(a.services, d.Services)
+	a.routers.patch(d.Routers)
+	a.services.patch(d.Services)
 	if rest != nil {
 		delete(rest.HTTP, "routers")
 		delete(rest.HTTP, "services")
 		a.rest = *rest
 	}
-	text, err := a.join()
-	if err != nil {
-		return nil, err
-	}
-	a.version, a.text = version, text
-	return text, nil
+	// One assignment each: Yaegi loses a.version in a, b = v, f().
+	a.text = a.join()
+	a.version = version
+	return a.text, nil
 }
 
 // splitText splits the text of the last full frame.
@@ -84,31 +137,23 @@ func (a *assembly) splitText() error {
 	if err := json.Unmarshal(a.text, &s); err != nil {
 		return fmt.Errorf("the configuration cannot be read: %w", err)
 	}
-	a.routers, a.services = map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	var routers, services map[string]json.RawMessage
 	if raw, ok := s.HTTP["routers"]; ok {
-		if err := json.Unmarshal(raw, &a.routers); err != nil {
+		if err := json.Unmarshal(raw, &routers); err != nil {
 			return fmt.Errorf("the routers cannot be read: %w", err)
 		}
 		delete(s.HTTP, "routers")
 	}
 	if raw, ok := s.HTTP["services"]; ok {
-		if err := json.Unmarshal(raw, &a.services); err != nil {
+		if err := json.Unmarshal(raw, &services); err != nil {
 			return fmt.Errorf("the services cannot be read: %w", err)
 		}
 		delete(s.HTTP, "services")
 	}
+	a.routers = newEntries(routers)
+	a.services = newEntries(services)
 	a.rest, a.split = s, true
 	return nil
-}
-
-func patch(held, change map[string]json.RawMessage) {
-	for name, value := range change {
-		if string(value) == "null" {
-			delete(held, name)
-		} else {
-			held[name] = value
-		}
-	}
 }
 
 // join writes the whole configuration: the sections that hold nothing
@@ -116,81 +161,33 @@ func patch(held, change map[string]json.RawMessage) {
 // already (encoding/json checked them when it read them), so they are
 // copied as they are: encoding/json would check and compact each again,
 // which at 10,000 services costs more than all the rest.
-func (a *assembly) join() ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(a.text) + len(a.text)/8)
-	out.WriteByte('{')
-	section := 0
-	open := func(name string) {
-		if section > 0 {
-			out.WriteByte(',')
-		}
-		section++
-		writeKey(&out, name)
+func (a *assembly) join() []byte {
+	var inner [][]byte
+	if len(a.routers.texts) > 0 {
+		inner = append(inner, []byte(`"routers":{`), bytes.Join(a.routers.texts, []byte(",")), []byte("}"))
 	}
-	entries := 0
-	for k := range a.rest.HTTP {
-		if k != "routers" && k != "services" {
-			entries++
+	if len(a.services.texts) > 0 {
+		if len(inner) > 0 {
+			inner = append(inner, []byte(","))
 		}
+		inner = append(inner, []byte(`"services":{`), bytes.Join(a.services.texts, []byte(",")), []byte("}"))
 	}
-	if entries+len(a.routers)+len(a.services) > 0 {
-		open("http")
-		out.WriteByte('{')
-		n := 0
-		for _, m := range []struct {
-			name   string
-			values map[string]json.RawMessage
-		}{{"routers", a.routers}, {"services", a.services}} {
-			if len(m.values) == 0 {
-				continue
-			}
-			if n > 0 {
-				out.WriteByte(',')
-			}
-			n++
-			writeKey(&out, m.name)
-			writeObject(&out, m.values)
+	for name, value := range a.rest.HTTP {
+		if len(inner) > 0 {
+			inner = append(inner, []byte(","))
 		}
-		for k, v := range a.rest.HTTP {
-			if k == "routers" || k == "services" {
-				continue
-			}
-			if n > 0 {
-				out.WriteByte(',')
-			}
-			n++
-			writeKey(&out, k)
-			out.Write(v)
-		}
-		out.WriteByte('}')
+		quoted, _ := json.Marshal(name)
+		inner = append(inner, quoted, []byte(":"), value)
+	}
+	var whole [][]byte
+	if len(inner) > 0 {
+		whole = append(whole, []byte(`"http":{`), bytes.Join(inner, nil), []byte("}"))
 	}
 	if isConfiguration(a.rest.TLS) {
-		open("tls")
-		out.Write(a.rest.TLS)
-	}
-	out.WriteByte('}')
-	return out.Bytes(), nil
-}
-
-// writeObject writes values as a JSON object.
-func writeObject(out *bytes.Buffer, values map[string]json.RawMessage) {
-	out.WriteByte('{')
-	first := true
-	for k, v := range values {
-		if !first {
-			out.WriteByte(',')
+		if len(whole) > 0 {
+			whole = append(whole, []byte(","))
 		}
-		first = false
-		writeKey(out, k)
-		out.Write(v)
+		whole = append(whole, []byte(`"tls":`), a.rest.TLS)
 	}
-	out.WriteByte('}')
-}
-
-// writeKey writes "key": with the key quoted as JSON quotes it.
-func writeKey(out *bytes.Buffer, key string) {
-	quoted, _ := json.Marshal(key) // a string always encodes
-	out.Write(quoted)
-	out.WriteByte(':')
+	return append(append([]byte("{"), bytes.Join(whole, nil)...), '}')
 }

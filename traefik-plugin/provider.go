@@ -203,7 +203,7 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 	defer watchdog.Stop()
 	reader := bufio.NewReaderSize(res.Body, 1<<20)
 	got := false
-	var held assembly // a new stream starts with a full frame
+	held := &assembly{} // a new stream starts with a full frame
 	sawDelta := false
 	for {
 		line, err := reader.ReadBytes('\n')

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,9 +29,22 @@ import (
 // by a client of /api/config/stream, the way serve runs them (informers,
 // change filter, incremental render, publish, the delta frame, HTTP on
 // loopback). One op is one slice change; frame-bytes is the size of the
-// frame the client read (a delta: the changed service alone).
+// frame the client read (a delta: the changed service alone). Sizes:
+// 1,000 and 10,000 Services, or the comma-separated numbers of
+// SLICEWAY_BENCH_SERVICES (as tools/traefik-bench/run gives them).
 func BenchmarkSliceChangeToStream(b *testing.B) {
-	for _, services := range []int{1000, 10000} {
+	sizes := []int{1000, 10000}
+	if list := os.Getenv("SLICEWAY_BENCH_SERVICES"); list != "" {
+		sizes = nil
+		for _, field := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(field))
+			if err != nil || n < 2 {
+				b.Fatalf("SLICEWAY_BENCH_SERVICES: %q is not a number of services", field)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, services := range sizes {
 		b.Run(fmt.Sprintf("services=%d", services), func(b *testing.B) {
 			benchSliceChangeToStream(b, services)
 		})
