@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"os"
 	"strings"
@@ -141,7 +142,8 @@ func (p *Provider) Stop() error {
 
 func (p *Provider) run(cfgChan chan<- json.Marshaler) {
 	defer close(p.done)
-	report := &reporter{name: p.name, url: p.url, outage: p.max, debug: os.Stdout, errs: os.Stderr}
+	report := &reporter{name: p.name, url: p.url, outage: p.max,
+		debug: func(line string) { fmt.Println(line) }, errs: func(line string) { log.Println(line) }}
 	wait := p.min
 	for p.ctx.Err() == nil {
 		got, err := p.stream(cfgChan)
@@ -235,9 +237,10 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 		default:
 			continue // a heartbeat
 		}
-		// Converted before the select: Yaegi's select does not convert
-		// a value sent to the channel's interface type.
-		var conf json.Marshaler = &configuration{text: text}
+		// Made by a function, and converted before the select: under
+		// Yaegi a literal of the loop's text variable saw the next text,
+		// and a select does not convert a value to the channel's type.
+		conf := handOver(text)
 		select {
 		case cfgChan <- conf:
 			got = true
@@ -265,6 +268,9 @@ func isConfiguration(raw json.RawMessage) bool {
 // Traefik decodes. (A json.RawMessage sent in a select came through
 // Yaegi as null.)
 type configuration struct{ text []byte }
+
+// handOver is what the plugin sends Traefik for text.
+func handOver(text []byte) json.Marshaler { return &configuration{text: text} }
 
 // MarshalJSON returns the configuration's JSON.
 func (c *configuration) MarshalJSON() ([]byte, error) { return c.text, nil }

@@ -3,13 +3,14 @@ package slicewayplugin
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 )
 
-// Traefik logs what a plugin writes to its standard output at debug
-// level and what it writes to its standard error at error level.
+// Traefik gives its plugin interpreter a standard output it logs at debug
+// level and a standard error it logs at error level. The interpreter
+// sends fmt.Print* to the first and the log package to the second; os.Stdout
+// and os.Stderr stay the process's own.
 
 // errRefused wraps an answer of serve that trying again will not change
 // until someone changes the credentials: 401 or 403. (A sentinel, not an
@@ -35,8 +36,8 @@ func isRefusal(err error) bool {
 type reporter struct {
 	name, url string
 	outage    time.Duration
-	debug     io.Writer
-	errs      io.Writer
+	debug     func(line string) // fmt.Println in Traefik
+	errs      func(line string) // log.Println in Traefik
 
 	since time.Time // the first failure since the last stream that worked; zero: none
 	told  string    // the error told at error level since then
@@ -55,12 +56,12 @@ func (r *reporter) ended(got bool, err error, wait time.Duration, now time.Time)
 	case got || err == nil:
 	case isRefusal(err) && r.told != err.Error():
 		r.told = err.Error()
-		fmt.Fprintf(r.errs, "%s: serve refuses this plugin's credentials (ca, cert and key, or tokenFile); Traefik keeps its last configuration\n", line)
+		r.errs(line + ": serve refuses this plugin's credentials (ca, cert and key, or tokenFile); Traefik keeps its last configuration")
 		return
 	case !isRefusal(err) && r.told == "" && now.Sub(r.since) >= r.outage:
 		r.told = err.Error()
-		fmt.Fprintf(r.errs, "%s: no configuration from serve for %s; Traefik keeps its last one\n", line, now.Sub(r.since).Round(time.Second))
+		r.errs(fmt.Sprintf("%s: no configuration from serve for %s; Traefik keeps its last one", line, now.Sub(r.since).Round(time.Second)))
 		return
 	}
-	fmt.Fprintln(r.debug, line)
+	r.debug(line)
 }

@@ -13,7 +13,8 @@ import (
 // other failure an error once it lasted the outage; each error once.
 func TestReporterLevels(t *testing.T) {
 	var debug, errs bytes.Buffer
-	r := &reporter{name: "sliceway", url: "https://serve:8443/api/config/stream", outage: 30 * time.Second, debug: &debug, errs: &errs}
+	to := func(b *bytes.Buffer) func(string) { return func(line string) { b.WriteString(line + "\n") } }
+	r := &reporter{name: "sliceway", url: "https://serve:8443/api/config/stream", outage: 30 * time.Second, debug: to(&debug), errs: to(&errs)}
 	start := time.Unix(1_000_000, 0)
 	lines := func(b *bytes.Buffer) int { return strings.Count(b.String(), "\n") }
 	down := errors.New(`Get "https://serve:8443/api/config/stream": dial tcp: connect: connection refused`)

@@ -8,13 +8,20 @@ package http
 // --demo` over mutual TLS.
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,3 +173,82 @@ func TestSlicewayPlugin(t *testing.T) {
 
 // slicewayInsecureProbe only waits for /healthz.
 func slicewayInsecureProbe() *tls.Config { return &tls.Config{InsecureSkipVerify: true} }
+
+// TestSlicewayPluginDeltas: under Yaegi, the plugin applies delta frames
+// onto the demo's configuration (a service changed, a router removed, then
+// the rest replaced) and hands Traefik each whole result; a delta onto a
+// version it does not hold is refused, and the stream starts again.
+func TestSlicewayPluginDeltas(t *testing.T) {
+	_, c := slicewayServeCase(t)
+	var demo struct {
+		HTTP struct {
+			Routers  map[string]json.RawMessage `json:"routers"`
+			Services map[string]json.RawMessage `json:"services"`
+		} `json:"http"`
+	}
+	if err := json.Unmarshal([]byte(c.JSON), &demo); err != nil {
+		t.Fatal(err)
+	}
+	service, router := slices.Sorted(maps.Keys(demo.HTTP.Services))[0], slices.Sorted(maps.Keys(demo.HTTP.Routers))[0]
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(c.JSON)); err != nil {
+		t.Fatal(err)
+	}
+	frames := []string{
+		fmt.Sprintf(`{"version":1,"configuration":%s}`, compact.Bytes()),
+		fmt.Sprintf(`{"version":2,"base":1,"delta":{"services":{%q:{"loadBalancer":{"servers":[{"url":"http://10.9.9.9:80"}]}}},"routers":{%q:null}}}`, service, router),
+		`{"version":3,"base":2,"delta":{"rest":{}}}`,
+		`{"version":5,"base":4,"delta":{"routers":{}}}`,
+	}
+	var streams atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("deltas") != "true" {
+			http.Error(w, "deltas were not asked for", http.StatusBadRequest)
+			return
+		}
+		if streams.Add(1) == 1 {
+			for _, f := range frames {
+				fmt.Fprintln(w, f)
+			}
+		} else {
+			fmt.Fprintln(w, frames[0])
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", map[string]any{"endpoint": srv.URL, "minBackoff": "100ms"})
+	if err != nil {
+		t.Fatalf("Traefik builds the plugin's provider: %v", err)
+	}
+	if err := p.Init(); err != nil {
+		t.Fatal(err)
+	}
+	messages := make(chan dynamic.Message, 16)
+	pool := safe.NewPool(t.Context())
+	defer pool.Stop()
+	if err := p.Provide(messages, pool); err != nil {
+		t.Fatalf("Provide: %v", err)
+	}
+
+	checkRead(t, "the full frame", &c, slicewayPluginMessage(t, messages, 30*time.Second))
+	got := slicewayPluginMessage(t, messages, 10*time.Second)
+	if lb := got.HTTP.Services[service].LoadBalancer; lb == nil || len(lb.Servers) != 1 || lb.Servers[0].URL != "http://10.9.9.9:80" {
+		t.Errorf("service %s after the delta: %+v", service, got.HTTP.Services[service])
+	}
+	if _, ok := got.HTTP.Routers[router]; ok || len(got.HTTP.Routers) != len(c.Routers)-1 {
+		t.Errorf("after the delta that removes router %s: %d routers", router, len(got.HTTP.Routers))
+	}
+	if len(got.HTTP.Services) != c.Services || len(got.TLS.Certificates) != c.Certificates {
+		t.Errorf("after the delta: %d services, %d certificates; want %d, %d", len(got.HTTP.Services), len(got.TLS.Certificates), c.Services, c.Certificates)
+	}
+	got = slicewayPluginMessage(t, messages, 10*time.Second)
+	if len(got.TLS.Certificates) != 0 || len(got.HTTP.Services) != c.Services {
+		t.Errorf("after the delta that empties the rest: %d certificates, %d services", len(got.TLS.Certificates), len(got.HTTP.Services))
+	}
+	// The delta onto version 4 is refused: the next stream's full frame.
+	checkRead(t, "the full frame of the next stream", &c, slicewayPluginMessage(t, messages, 30*time.Second))
+	if n := streams.Load(); n != 2 {
+		t.Errorf("%d streams, want 2: the refused delta ends the first", n)
+	}
+}
