@@ -39,12 +39,13 @@ func main() {
 	in := flag.String("in", "results.tsv", "the results table written by tools/traefik-bench/run")
 	out := flag.String("out", "render-time.svg", "where the SVG picture goes")
 	title := flag.String("title", "Render time against cluster size", "the picture's title")
+	ylabel := flag.String("ylabel", "time per render (ms)", "what the times are, beside the vertical axis")
 	flag.Var(labels, "label", "series=text: the legend's name of a series (traefik, full, warm, slice, or any *_ns column); repeatable")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(fmt.Errorf("unexpected arguments %q", flag.Args()))
 	}
-	if err := run(*in, *out, Options{Title: *title, Labels: labels}); err != nil {
+	if err := run(*in, *out, Options{Title: *title, YLabel: *ylabel, Labels: labels}); err != nil {
 		fail(err)
 	}
 }

@@ -142,10 +142,21 @@ func TestWriteSVG(t *testing.T) {
 	}
 	// The sizes measured label the x axis, 3,000 among them.
 	texts := strings.Join(doc.Texts, "|")
-	for _, want := range []string{"Render time & size", "Traefik's Ingress provider", "sliceway after one EndpointSlice change", "3,000", "10,000", "400 ms", "0.250 ms"} {
+	for _, want := range []string{"Render time & size", "Traefik's Ingress provider", "sliceway after one EndpointSlice change", "3,000", "10,000", "400 ms", "0.250 ms", "time per render (ms)"} {
 		if !strings.Contains(texts, want) {
 			t.Errorf("no text %q in the picture: %s", want, texts)
 		}
+	}
+
+	out.Reset()
+	if err := WriteSVG(&out, res, Options{YLabel: "time per configuration & more (ms)"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	if !slices.Contains(doc.Texts, "time per configuration & more (ms)") {
+		t.Errorf("the vertical axis does not say YLabel: %q", doc.Texts)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 // Options are what the picture says besides the numbers.
 type Options struct {
 	Title string
+	// YLabel says what the times are; empty: "time per render (ms)".
+	YLabel string
 	// Labels name the series in the legend; a series without one is named
 	// by its column.
 	Labels map[string]string
@@ -120,7 +122,11 @@ func WriteSVG(w io.Writer, r *Results, o Options) error {
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, py(v)+4, formatNumber(v))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">Services in the cluster (one Ingress each)</text>`+"\n", left+plotW/2, top+plotH+38)
-	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">time per render (ms)</text>`+"\n", top+plotH/2)
+	ylabel := o.YLabel
+	if ylabel == "" {
+		ylabel = "time per render (ms)"
+	}
+	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", top+plotH/2, esc(ylabel))
 
 	// The series, then the value of each at its largest size beside its
 	// last point, moved apart where lines end close together.
