@@ -13,7 +13,7 @@ test: test-unit check-traefik test-integration
 # The unit tests, with the race detector, after the static checks; then
 # those of the Traefik plugin, a module of its own (standard library only),
 # and of the image builder, another (it builds the image and runs the
-# binary inside: under a minute once the build cache has the binary).
+# binary inside: about a minute once the build cache has the binary).
 test-unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

@@ -60,7 +60,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: %s, image ID %s, %s\n", opts.tarball, opts.loadPlatform, id, joinTags(opts.tags()))
+		if _, err := fmt.Fprintf(stdout, "%s: %s, image ID %s, %s\n", opts.tarball, opts.loadPlatform, id, joinTags(opts.tags())); err != nil {
+			return err
+		}
 	}
 	if opts.layout != "" {
 		index, err := newIndex(built, opts.platforms, opts.meta)
@@ -74,7 +76,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: index of %d platforms (%s)\n", opts.layout, len(opts.platforms), digest)
+		if _, err := fmt.Fprintf(stdout, "%s: index of %d platforms (%s)\n", opts.layout, len(opts.platforms), digest); err != nil {
+			return err
+		}
 	}
 	return nil
 }
