@@ -210,9 +210,10 @@ func TestImageBinaryRuns(t *testing.T) {
 
 	expected, err := os.ReadFile("../../fixtures/demo/expected.yaml")
 	require.NoError(t, err)
-	cmd := exec.Command("/sliceway", "render", "--demo", "--format=yaml")
-	cmd.Env = []string{}
+	args := []string{"render", "--demo", "--format=yaml"}
+	var cmd *exec.Cmd
 	if os.Geteuid() == 0 {
+		cmd = exec.Command(entrypoint, args...) // a path inside the chroot
 		cmd.Dir = "/"
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Chroot:     root,
@@ -220,9 +221,10 @@ func TestImageBinaryRuns(t *testing.T) {
 		}
 	} else {
 		t.Log("not root: running the binary in place, not chrooted into the image as its user")
-		cmd.Path = filepath.Join(root, "sliceway")
+		cmd = exec.Command(filepath.Join(root, entrypoint), args...)
 		cmd.Dir = root
 	}
+	cmd.Env = []string{}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
