@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test test-unit check-traefik test-integration controlplane demo build fixtures-update bench bench-traefik lint fuzz
+.PHONY: run test test-unit check-traefik test-integration controlplane demo build image fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
 run:
@@ -11,16 +11,43 @@ run:
 test: test-unit check-traefik test-integration
 
 # The unit tests, with the race detector, after the static checks; then
-# those of the Traefik plugin, a module of its own (standard library only).
+# those of the Traefik plugin, a module of its own (standard library only),
+# and of the image builder, another (it builds the image and runs the
+# binary inside: about a minute once the build cache has the binary).
 test-unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	cd traefik-plugin && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd tools/image && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 build:
 	$(GO) build -o bin/sliceway ./cmd/sliceway
+
+# sliceway's container image, built with no container engine by
+# tools/image (a module of its own, on go-containerregistry): the static
+# binary alone on an empty base, entrypoint /sliceway, run as the non-root
+# user 65532:65532, labelled with the version and commit, every timestamp
+# the commit's (the same commit gives the same digests). It writes
+#   bin/sliceway-image.tar  the image of this machine's platform, tagged
+#                           sliceway:$(IMAGE_VERSION) and sliceway:latest:
+#                             docker load -i bin/sliceway-image.tar
+#                             podman load -i bin/sliceway-image.tar
+#                             crane push bin/sliceway-image.tar REGISTRY/sliceway:TAG
+#   bin/sliceway-image/     an OCI image layout: the index of IMAGE_PLATFORMS,
+#                             crane push bin/sliceway-image REGISTRY/sliceway:TAG
+#                             skopeo copy --all oci:bin/sliceway-image:$(IMAGE_VERSION) docker://REGISTRY/sliceway:TAG
+# Each platform's binary takes minutes to build the first time.
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+image:
+	cd tools/image && $(GO) run . -go $(GO) -root $(CURDIR) -platforms $(IMAGE_PLATFORMS) \
+	  -version $(IMAGE_VERSION) -revision $(IMAGE_REVISION) -created $(SOURCE_DATE_EPOCH) \
+	  -tarball $(CURDIR)/bin/sliceway-image.tar -layout $(CURDIR)/bin/sliceway-image
 
 # Rewrite fixtures/*/expected.yaml and errors.txt after a deliberate change.
 fixtures-update:
@@ -46,10 +73,11 @@ bench-traefik:
 	bash tools/traefik-bench/run
 
 # golangci-lint, built from its module at a pinned version (cached after the
-# first build).
+# first build), on the library and on the image builder's module.
 GOLANGCI_LINT_VERSION := v2.15.0
 lint:
 	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) run ./...
+	cd tools/image && $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) run ./...
 
 # Every fuzz target for FUZZTIME each (go test -fuzztime syntax).
 FUZZTIME ?= 30s
