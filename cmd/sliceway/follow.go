@@ -35,7 +35,6 @@ type manifestFollower struct {
 	set     *k8s.ManifestSet
 	cluster *k8s.ManifestCluster
 	watcher *fsnotify.Watcher
-	watched map[string]bool
 	logger  zerolog.Logger
 	// said are the problems of the cluster itself (an object defined
 	// twice) at the last apply: they are logged when they first appear.
@@ -55,7 +54,6 @@ func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, 
 		set:     k8s.NewManifestSet(paths, k8s.IsUsedKind),
 		cluster: k8s.NewManifestCluster(),
 		watcher: watcher,
-		watched: map[string]bool{},
 		logger:  logger,
 		said:    map[string]bool{},
 	}
@@ -148,13 +146,19 @@ func (f *manifestFollower) read() (bool, []*k8s.ManifestError) {
 }
 
 // watchDirs watches the directories of the set and no others, and says
-// whether one is new.
+// whether one is new. What is watched is asked of the watcher, which drops
+// a directory deleted or moved away: one made again under the same name is
+// a new directory to watch.
 func (f *manifestFollower) watchDirs() bool {
-	dirs := map[string]bool{}
+	watched := map[string]bool{}
+	for _, d := range f.watcher.WatchList() {
+		watched[d] = true
+	}
+	wanted := map[string]bool{}
 	added := false
 	for _, d := range f.set.Dirs() {
-		dirs[d] = true
-		if f.watched[d] {
+		wanted[d] = true
+		if watched[d] {
 			continue
 		}
 		if err := f.watcher.Add(d); err != nil {
@@ -163,12 +167,11 @@ func (f *manifestFollower) watchDirs() bool {
 			}
 			continue
 		}
-		f.watched[d], added = true, true
+		added = true
 	}
-	for d := range f.watched {
-		if !dirs[d] {
-			_ = f.watcher.Remove(d) // gone with its directory, most often
-			delete(f.watched, d)
+	for d := range watched {
+		if !wanted[d] {
+			_ = f.watcher.Remove(d) // no manifest is read from it any more
 		}
 	}
 	return added

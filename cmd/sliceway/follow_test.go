@@ -200,6 +200,17 @@ func TestWatchFollowsTheManifests(t *testing.T) {
 		assert.Contains(t, line, server("10.0.0.4"))
 		assert.Contains(t, line, server("10.0.2.1"))
 	})
+	t.Run("a directory removed, then made again, is followed again", func(t *testing.T) {
+		require.NoError(t, os.RemoveAll(filepath.Join(dir, "sub")))
+		lines.until("the objects of sub/ gone", func(line string) bool {
+			return !strings.Contains(line, "c.example") && !strings.Contains(line, "10.0.2.")
+		})
+		writeFile(t, dir, filepath.Join("sub", "b.yaml"), followSite("b", "10.0.3.1"))
+		lines.until("b.yaml back", has(`Host(\"b.example\")`, server("10.0.3.1")))
+		writeFile(t, dir, filepath.Join("sub", "b.yaml"), followSite("b", "10.0.3.2"))
+		line := lines.next("the edit in the new directory")
+		assert.Contains(t, line, server("10.0.3.2"))
+	})
 
 	assert.Equal(t, 0, p.terminate(), "stderr:\n%s", p.stderr.String())
 }
