@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"fmt"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -62,7 +61,6 @@ type ManifestCluster struct {
 	cs      *fake.Clientset
 	gate    *watchGate
 	applied map[objectKey]appliedObject
-	version int64 // the last resourceVersion given
 }
 
 // objectKey names an object in the cluster.
@@ -98,15 +96,21 @@ func NewManifestCluster() *ManifestCluster {
 func (c *ManifestCluster) Clientset() kubernetes.Interface { return c.cs }
 
 // Apply makes the cluster hold exactly objs: objects that were not there
-// are added, those that differ are updated (with a new resourceVersion, as
-// the API server gives, so that no edit looks like a resync), those no
-// longer given are deleted, and equal ones are left alone, so that
-// applying the same objects again tells the informers nothing. Namespaced
-// objects without a namespace go to "default". Of two objects with the same
-// kind, namespace and name the first one given is kept and the other is an
-// error naming both sources. An error of the cluster itself (an object it
-// refuses, informers that stopped reading) is returned with the object it
-// concerns; what was not applied is tried again by the next Apply.
+// are added, those that differ are updated, those no longer given are
+// deleted, and equal ones are left alone, so that applying the same objects
+// again tells the informers nothing. Namespaced objects without a namespace
+// go to "default". Of two objects with the same kind, namespace and name
+// the first one given is kept and the other is an error naming both
+// sources.
+//
+// Objects are stored without a resourceVersion: the fake clientset keeps
+// whichever it is given, whatever the change, and the change filter drops
+// an update that keeps it as a resync. A manifest copied from kubectl get
+// has one, which would hide its edits.
+//
+// An error of the cluster itself (an object it refuses, informers that
+// stopped reading) is returned with the object it concerns; what was not
+// applied is tried again by the next Apply.
 func (c *ManifestCluster) Apply(objs []Object) (ApplyResult, []*ManifestError) {
 	var problems []*ManifestError
 	wanted := make(map[objectKey]appliedObject, len(objs))
@@ -153,9 +157,8 @@ func (c *ManifestCluster) Apply(objs []Object) (ApplyResult, []*ManifestError) {
 			continue
 		}
 		stored := a.object.DeepCopyObject()
-		c.version++
 		if m, err := meta.Accessor(stored); err == nil {
-			m.SetResourceVersion(strconv.FormatInt(c.version, 10))
+			m.SetResourceVersion("")
 		}
 		var err error
 		if exists {
