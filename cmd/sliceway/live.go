@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
@@ -34,7 +35,9 @@ func watchCommand(out io.Writer) *cli.Command {
 }
 
 // startProvider builds the provider of the configuration (on manifests, the
-// demo or a real cluster) and runs Provide until ctx is done.
+// demo or a real cluster) and runs Provide until ctx is done. Manifests are
+// followed unless followManifests is off: their changes reach the provider
+// as changes of a cluster would.
 func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) (<-chan dynamic.Message, <-chan error, error) {
 	p := cfg.Providers.KubernetesIngress
 	p.SetLogger(logger)
@@ -44,7 +47,18 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 	if err := p.Init(); err != nil {
 		return nil, nil, fmt.Errorf("providers.kubernetesIngress.%w", err)
 	}
-	cs, _, inputErrs, err := openCluster(cfg, logger)
+	var cs kubernetes.Interface
+	var inputErrs int
+	var follower *manifestFollower
+	var err error
+	if len(cfg.Manifests) > 0 && cfg.FollowManifests {
+		follower, inputErrs, err = followManifests(cfg.Manifests, logger)
+		if err == nil {
+			cs = follower.cluster.Clientset()
+		}
+	} else {
+		cs, _, inputErrs, err = openCluster(cfg, logger)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,6 +69,10 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 	msgs := make(chan dynamic.Message)
 	done := make(chan error, 1)
 	go func() { done <- p.Provide(ctx, msgs) }()
+	if follower != nil {
+		logger.Info().Strs("manifests", cfg.Manifests).Msg("following the manifests: a change is rendered when its file is saved")
+		go follower.Run(ctx)
+	}
 	return msgs, done, nil
 }
 

@@ -12,15 +12,16 @@ import (
 
 // Configuration is the root of the binary's configuration.
 type Configuration struct {
-	ConfigFile string     `description:"Configuration file (TOML or YAML) to read instead of flags and environment variables." json:"-" toml:"-" yaml:"-"`
-	Log        *Log       `description:"Logging." json:"log,omitempty" toml:"log,omitempty" yaml:"log,omitempty" export:"true"`
-	Providers  *Providers `description:"Providers." json:"providers,omitempty" toml:"providers,omitempty" yaml:"providers,omitempty" export:"true"`
-	Manifests  []string   `description:"Manifest files or directories to serve as an in-memory cluster instead of connecting to one." json:"manifests,omitempty" toml:"manifests,omitempty" yaml:"manifests,omitempty"`
-	Demo       bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
-	Format     string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
-	Output     string     `description:"File that watch writes each new configuration to, as YAML, atomically, for Traefik's file provider (which reads it as a Go template: each {{ is written as an action that gives it back), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
-	OutputMode string     `description:"Permission bits of the file watch writes, in octal: 0600 (the file holds the private keys of the Ingresses' TLS Secrets); 0640 lets the file's group read it." json:"outputMode,omitempty" toml:"outputMode,omitempty" yaml:"outputMode,omitempty"`
-	Serve      *Serve     `description:"The HTTP server of serve." json:"serve,omitempty" toml:"serve,omitempty" yaml:"serve,omitempty" export:"true"`
+	ConfigFile      string     `description:"Configuration file (TOML or YAML) to read instead of flags and environment variables." json:"-" toml:"-" yaml:"-"`
+	Log             *Log       `description:"Logging." json:"log,omitempty" toml:"log,omitempty" yaml:"log,omitempty" export:"true"`
+	Providers       *Providers `description:"Providers." json:"providers,omitempty" toml:"providers,omitempty" yaml:"providers,omitempty" export:"true"`
+	Manifests       []string   `description:"Manifest files or directories to serve as an in-memory cluster instead of connecting to one." json:"manifests,omitempty" toml:"manifests,omitempty" yaml:"manifests,omitempty"`
+	FollowManifests bool       `description:"Read the manifests again when a file or directory under them changes, and render the change (watch and serve; render reads them once)." json:"followManifests,omitempty" toml:"followManifests,omitempty" yaml:"followManifests,omitempty"`
+	Demo            bool       `description:"Use the bundled demo cluster (the default when neither manifests nor a cluster are configured)." json:"demo,omitempty" toml:"demo,omitempty" yaml:"demo,omitempty"`
+	Format          string     `description:"Output format of render: json or yaml." json:"format,omitempty" toml:"format,omitempty" yaml:"format,omitempty"`
+	Output          string     `description:"File that watch writes each new configuration to, as YAML, atomically, for Traefik's file provider (which reads it as a Go template: each {{ is written as an action that gives it back), instead of JSON lines on stdout." json:"output,omitempty" toml:"output,omitempty" yaml:"output,omitempty"`
+	OutputMode      string     `description:"Permission bits of the file watch writes, in octal: 0600 (the file holds the private keys of the Ingresses' TLS Secrets); 0640 lets the file's group read it." json:"outputMode,omitempty" toml:"outputMode,omitempty" yaml:"outputMode,omitempty"`
+	Serve           *Serve     `description:"The HTTP server of serve." json:"serve,omitempty" toml:"serve,omitempty" yaml:"serve,omitempty" export:"true"`
 }
 
 // Log configures logging; logs go to stderr.
@@ -39,11 +40,12 @@ func New() *Configuration {
 	p := &ingress.Provider{}
 	p.SetDefaults()
 	return &Configuration{
-		Log:        &Log{Level: "info", Format: "text"},
-		Providers:  &Providers{KubernetesIngress: p},
-		Format:     "json",
-		OutputMode: "0600",
-		Serve:      newServe(),
+		Log:             &Log{Level: "info", Format: "text"},
+		Providers:       &Providers{KubernetesIngress: p},
+		FollowManifests: true,
+		Format:          "json",
+		OutputMode:      "0600",
+		Serve:           newServe(),
 	}
 }
 

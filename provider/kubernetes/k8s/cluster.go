@@ -6,7 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -44,38 +46,161 @@ var clusterScoped = map[string]bool{"IngressClass": true, "Node": true, "Namespa
 // "default", as kubectl does. An object that is already there (same kind,
 // namespace and name) is an error naming both sources; the first one stays.
 func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
-	cs := fake.NewClientset()
+	c := NewManifestCluster()
+	_, problems := c.Apply(objs)
+	return c.Clientset(), problems
+}
+
+// ManifestCluster is an in-memory cluster whose objects are replaced as a
+// whole by Apply, which tells the informers only what differs: manifests
+// read again after an edit reach the provider as the same edit made in a
+// real cluster would, through the change filter and incremental render.
+// Apply is called from one goroutine at a time; the clientset may be read
+// from any.
+type ManifestCluster struct {
+	cs      *fake.Clientset
+	gate    *watchGate
+	applied map[objectKey]appliedObject
+}
+
+// objectKey names an object in the cluster.
+type objectKey struct {
+	resource  schema.GroupVersionResource
+	namespace string
+	name      string
+}
+
+// appliedObject is an object as Apply last gave it to the cluster.
+type appliedObject struct {
+	object runtime.Object // as decoded, before the resourceVersion was set
+	source Object
+	id     string // "Service default/web", for messages
+}
+
+// ApplyResult counts what an Apply changed in the cluster.
+type ApplyResult struct {
+	Added, Updated, Deleted int
+}
+
+// Changed says whether the Apply changed any object.
+func (r ApplyResult) Changed() bool { return r.Added+r.Updated+r.Deleted > 0 }
+
+// NewManifestCluster returns an empty in-memory cluster.
+func NewManifestCluster() *ManifestCluster {
+	c := &ManifestCluster{cs: fake.NewClientset(), applied: map[objectKey]appliedObject{}}
+	c.gate = newWatchGate(c.cs)
+	return c
+}
+
+// Clientset is the client of the cluster, for the provider.
+func (c *ManifestCluster) Clientset() kubernetes.Interface { return c.cs }
+
+// Apply makes the cluster hold exactly objs: objects that were not there
+// are added, those that differ are updated, those no longer given are
+// deleted, and equal ones are left alone, so that applying the same objects
+// again tells the informers nothing. Namespaced objects without a namespace
+// go to "default". Of two objects with the same kind, namespace and name
+// the first one given is kept and the other is an error naming both
+// sources.
+//
+// Objects are stored without a resourceVersion: the fake clientset keeps
+// whichever it is given, whatever the change, and the change filter drops
+// an update that keeps it as a resync. A manifest copied from kubectl get
+// has one, which would hide its edits.
+//
+// An error of the cluster itself (an object it refuses, informers that
+// stopped reading) is returned with the object it concerns; what was not
+// applied is tried again by the next Apply.
+func (c *ManifestCluster) Apply(objs []Object) (ApplyResult, []*ManifestError) {
 	var problems []*ManifestError
-	seen := map[string]string{}
+	wanted := make(map[objectKey]appliedObject, len(objs))
+	var order []objectKey
 	for _, o := range objs {
-		accessor, err := meta.Accessor(o.Object)
+		key, id, err := keyOf(o.Object)
 		if err != nil {
 			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: err})
 			continue
 		}
-		gvk := o.Object.GetObjectKind().GroupVersionKind()
-		if gvk.Kind == "" {
-			// Built in Go rather than decoded: ask the scheme.
-			if kinds, _, err := scheme.Scheme.ObjectKinds(o.Object); err == nil && len(kinds) > 0 {
-				gvk = kinds[0]
-			}
-		}
-		if !clusterScoped[gvk.Kind] && accessor.GetNamespace() == "" {
-			accessor.SetNamespace(corev1.NamespaceDefault)
-		}
-		id := gvk.Kind + " " + accessor.GetName()
-		if accessor.GetNamespace() != "" {
-			id = gvk.Kind + " " + accessor.GetNamespace() + "/" + accessor.GetName()
-		}
-		if first, dup := seen[id]; dup {
-			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first)})
+		if first, dup := wanted[key]; dup {
+			problems = append(problems, &ManifestError{File: o.File, Document: o.Document,
+				Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first.source.Source())})
 			continue
 		}
-		if err := cs.Tracker().Add(o.Object); err != nil {
-			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: fmt.Errorf("%s: %w", id, err)})
-			continue
-		}
-		seen[id] = o.Source()
+		wanted[key] = appliedObject{object: o.Object, source: o, id: id}
+		order = append(order, key)
 	}
-	return cs, problems
+
+	var result ApplyResult
+	tracker := c.cs.Tracker()
+	fail := func(a appliedObject, err error) {
+		problems = append(problems, &ManifestError{File: a.source.File, Document: a.source.Document, Err: fmt.Errorf("%s: %w", a.id, err)})
+	}
+	// The provider renders a burst of changes once: the order of the calls
+	// below does not show in the output.
+	for key, old := range c.applied {
+		if _, keep := wanted[key]; keep {
+			continue
+		}
+		err := c.gate.do(func() error { return tracker.Delete(key.resource, key.namespace, key.name) })
+		if err != nil {
+			fail(old, err)
+			continue
+		}
+		delete(c.applied, key)
+		result.Deleted++
+	}
+	for _, key := range order {
+		a := wanted[key]
+		old, exists := c.applied[key]
+		if exists && equality.Semantic.DeepEqual(old.object, a.object) {
+			c.applied[key] = a // the same object, perhaps from another document now
+			continue
+		}
+		stored := a.object.DeepCopyObject()
+		if m, err := meta.Accessor(stored); err == nil {
+			m.SetResourceVersion("")
+		}
+		var err error
+		if exists {
+			err = c.gate.do(func() error { return tracker.Update(key.resource, stored, key.namespace) })
+		} else {
+			err = c.gate.do(func() error { return tracker.Add(stored) })
+		}
+		if err != nil {
+			fail(a, err)
+			continue
+		}
+		c.applied[key] = a
+		if exists {
+			result.Updated++
+		} else {
+			result.Added++
+		}
+	}
+	return result, problems
+}
+
+// keyOf names an object, giving a namespaced object without a namespace
+// the "default" one.
+func keyOf(obj runtime.Object) (objectKey, string, error) {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return objectKey{}, "", err
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		// Built in Go rather than decoded: ask the scheme.
+		if kinds, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(kinds) > 0 {
+			gvk = kinds[0]
+		}
+	}
+	if !clusterScoped[gvk.Kind] && accessor.GetNamespace() == "" {
+		accessor.SetNamespace(corev1.NamespaceDefault)
+	}
+	resource, _ := meta.UnsafeGuessKindToResource(gvk)
+	id := gvk.Kind + " " + accessor.GetName()
+	if accessor.GetNamespace() != "" {
+		id = gvk.Kind + " " + accessor.GetNamespace() + "/" + accessor.GetName()
+	}
+	return objectKey{resource: resource, namespace: accessor.GetNamespace(), name: accessor.GetName()}, id, nil
 }

@@ -89,54 +89,42 @@ var manifestExtensions = []string{".yaml", ".yml", ".json"}
 // objects of the kinds wanted (nil wants all), and the problems found: a
 // document that does not parse is an error naming its file and number; an
 // object of another kind is a warning. Reading goes on after a bad document.
+// A file reached through two paths is read once, its problems said once;
+// its objects are listed at each place.
 func ReadManifests(paths []string, wanted func(schema.GroupVersionKind) bool) ([]Object, []*ManifestError) {
-	var objs []Object
-	var problems []*ManifestError
-	for _, p := range paths {
-		files, err := manifestFiles(p)
-		if err != nil {
-			problems = append(problems, &ManifestError{File: p, Err: err})
-			continue
-		}
-		for _, f := range files {
-			data, err := readBounded(f)
-			if err != nil {
-				problems = append(problems, &ManifestError{File: f, Err: err})
-				continue
-			}
-			o, pr := DecodeManifest(f, data, wanted)
-			objs = append(objs, o...)
-			problems = append(problems, pr...)
-		}
-	}
-	return objs, problems
+	set := NewManifestSet(paths, wanted)
+	_, problems := set.Read()
+	return set.Objects(), problems
 }
 
-func manifestFiles(p string) ([]string, error) {
+// listManifests returns the manifest files of a path (the path itself when
+// it is a file) and the directories walked to find them.
+func listManifests(p string) (files, dirs []string, err error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.IsDir() {
-		return []string{p}, nil
+		return []string{p}, nil, nil
 	}
-	var files []string
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))) {
+		if d.IsDir() {
+			dirs = append(dirs, path)
+		} else if slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(path))) {
 			files = append(files, path)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, dirs, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no %s files in the directory", strings.Join(manifestExtensions, ", "))
+		return nil, dirs, fmt.Errorf("no %s files in the directory", strings.Join(manifestExtensions, ", "))
 	}
-	return files, nil
+	return files, dirs, nil
 }
 
 func readBounded(path string) ([]byte, error) {

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/rs/zerolog"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// How long the files must stay quiet after a change before they are read
+// again, and how long a stream of changes can put the read off: an editor's
+// save (write a temporary file, rename it over the old one) is one read,
+// and a change is rendered well within a second.
+const (
+	followQuiet    = 150 * time.Millisecond
+	followMaxDelay = 500 * time.Millisecond
+)
+
+// maxRereads bounds the reads of one change: a read that finds a new
+// directory watches it and reads again, for what was written into it
+// before the watch began.
+const maxRereads = 5
+
+// manifestFollower keeps a ManifestCluster equal to the manifests on disk:
+// it watches the directories that hold them and, when something changes
+// there, reads the files again and applies the objects, which the provider
+// then sees as changes in a cluster.
+type manifestFollower struct {
+	set     *k8s.ManifestSet
+	cluster *k8s.ManifestCluster
+	watcher *fsnotify.Watcher
+	logger  zerolog.Logger
+	// said are the problems of the cluster itself (an object defined
+	// twice) at the last apply: they are logged when they first appear.
+	said map[string]bool
+}
+
+// followManifests reads the manifests of paths, serves them as an
+// in-memory cluster and starts watching them. It logs the problems found
+// and counts the errors among them; no usable object at all is an error.
+// Run must follow, or Close.
+func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, int, error) {
+	watcher, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, 0, fmt.Errorf("following the manifests: %w (--followmanifests=false reads them once)", err)
+	}
+	f := &manifestFollower{
+		set:     k8s.NewManifestSet(paths, k8s.IsUsedKind),
+		cluster: k8s.NewManifestCluster(),
+		watcher: watcher,
+		logger:  logger,
+		said:    map[string]bool{},
+	}
+	_, problems := f.read()
+	errs := k8s.LogManifestProblems(logger, problems)
+	objs := f.set.Objects()
+	_, more := f.cluster.Apply(objs)
+	errs += f.logClusterProblems(more)
+	if len(objs) == 0 && errs > 0 {
+		_ = watcher.Close()
+		return nil, errs, errors.New("no usable object in the manifests")
+	}
+	return f, errs, nil
+}
+
+// Close stops watching the files.
+func (f *manifestFollower) Close() error { return f.watcher.Close() }
+
+// Run follows the files until ctx is done, then closes the watcher.
+func (f *manifestFollower) Run(ctx context.Context) {
+	defer func() { _ = f.watcher.Close() }()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	pending := false
+	var since time.Time // the first change not read yet
+	wake := func() {
+		now := time.Now()
+		if !pending {
+			pending, since = true, now
+		}
+		// Quiet for followQuiet, but no later than followMaxDelay after
+		// the first change.
+		timer.Reset(min(followQuiet, max(0, followMaxDelay-now.Sub(since))))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-f.watcher.Events:
+			if !ok {
+				return
+			}
+			f.logger.Debug().Str("file", ev.Name).Str("op", ev.Op.String()).Msg("manifests changed on disk")
+			wake()
+		case err, ok := <-f.watcher.Errors:
+			if !ok {
+				return
+			}
+			// Events may have been lost (an overflow): read everything again.
+			f.logger.Warn().Err(err).Msg("following the manifests: reading them again")
+			wake()
+		case <-timer.C:
+			pending = false
+			f.update()
+		}
+	}
+}
+
+// update reads the files again and applies what changed.
+func (f *manifestFollower) update() {
+	changed, problems := f.read()
+	k8s.LogManifestProblems(f.logger, problems)
+	if !changed {
+		f.logger.Debug().Msg("manifests read again: no change")
+		return
+	}
+	res, more := f.cluster.Apply(f.set.Objects())
+	f.logClusterProblems(more)
+	if !res.Changed() {
+		f.logger.Debug().Msg("manifests read again: no object changed")
+		return
+	}
+	f.logger.Info().Int("added", res.Added).Int("updated", res.Updated).Int("deleted", res.Deleted).Msg("manifests read again")
+}
+
+// read reads the set and watches the directories it found, reading again
+// when a directory is new, for the files written into it before its watch.
+func (f *manifestFollower) read() (bool, []*k8s.ManifestError) {
+	var changed bool
+	var problems []*k8s.ManifestError
+	for range maxRereads {
+		c, p := f.set.Read()
+		changed = changed || c
+		problems = append(problems, p...)
+		if !f.watchDirs() {
+			break
+		}
+	}
+	return changed, problems
+}
+
+// watchDirs watches the directories of the set and no others, and says
+// whether one is new. What is watched is asked of the watcher, which drops
+// a directory deleted or moved away: one made again under the same name is
+// a new directory to watch.
+func (f *manifestFollower) watchDirs() bool {
+	watched := map[string]bool{}
+	for _, d := range f.watcher.WatchList() {
+		watched[d] = true
+	}
+	wanted := map[string]bool{}
+	added := false
+	for _, d := range f.set.Dirs() {
+		wanted[d] = true
+		if watched[d] {
+			continue
+		}
+		if err := f.watcher.Add(d); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				f.logger.Warn().Err(err).Str("directory", d).Msg("cannot follow the changes of this directory")
+			}
+			continue
+		}
+		added = true
+	}
+	for d := range watched {
+		if !wanted[d] {
+			_ = f.watcher.Remove(d) // no manifest is read from it any more
+		}
+	}
+	return added
+}
+
+// logClusterProblems logs the problems the cluster found that the last
+// apply did not, and counts the errors among all of them.
+func (f *manifestFollower) logClusterProblems(problems []*k8s.ManifestError) int {
+	said := make(map[string]bool, len(problems))
+	var fresh []*k8s.ManifestError
+	errs := 0
+	for _, p := range problems {
+		said[p.Error()] = true
+		if !p.Warning {
+			errs++
+		}
+		if !f.said[p.Error()] {
+			fresh = append(fresh, p)
+		}
+	}
+	f.said = said
+	k8s.LogManifestProblems(f.logger, fresh)
+	return errs
+}
