@@ -64,7 +64,14 @@ func slicewayPluginBuilder(t *testing.T) *plugins.Builder {
 // for its /healthz; the returned function stops it.
 func slicewayRunServe(t *testing.T, bin, address string, probe *http.Client, args ...string) func() {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--demo", "--serve.address=" + address}, args...)...)
+	return slicewayRunServeOf(t, bin, "--demo", address, probe, args...)
+}
+
+// slicewayRunServeOf is slicewayRunServe on source, --demo or
+// --manifests=<dir>.
+func slicewayRunServeOf(t *testing.T, bin, source, address string, probe *http.Client, args ...string) func() {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", source, "--serve.address=" + address}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,5 +257,95 @@ func TestSlicewayPluginDeltas(t *testing.T) {
 	checkRead(t, "the full frame of the next stream", &c, slicewayPluginMessage(t, messages, 30*time.Second))
 	if n := streams.Load(); n != 2 {
 		t.Errorf("%d streams, want 2: the refused delta ends the first", n)
+	}
+}
+
+// TestSlicewayPluginFollowsServe: a `sliceway serve` following manifests
+// (the demo's, in a directory) and Traefik's plugin under Yaegi; an
+// EndpointSlice edited in the file reaches Traefik through the stream, a
+// delta frame, with no poll: the new server in, the old one out.
+func TestSlicewayPluginFollowsServe(t *testing.T) {
+	bin, _ := slicewayServeCase(t)
+	demo := os.Getenv("SLICEWAY_DEMO_MANIFESTS")
+	if demo == "" {
+		t.Skip("SLICEWAY_DEMO_MANIFESTS is not set")
+	}
+	text, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const before, after = "10.244.1.11", "10.244.1.77"
+	if !bytes.Contains(text, []byte(`["`+before+`"]`)) {
+		t.Fatalf("%s holds no endpoint %s", demo, before)
+	}
+	manifests := t.TempDir()
+	file := filepath.Join(manifests, "demo.yaml")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	serverCA, clientCA := slicewayNewCA(t, "server CA"), slicewayNewCA(t, "client CA")
+	serverCert, serverKey := serverCA.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
+	clientCert, clientKey := clientCA.issue(t, dir, "traefik", x509.ExtKeyUsageClientAuth)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	address := ln.Addr().String()
+	_ = ln.Close()
+	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: slicewayInsecureProbe(), DisableKeepAlives: true,
+	}}
+	slicewayRunServeOf(t, bin, "--manifests="+manifests, address, probe,
+		"--serve.tls.cert="+serverCert, "--serve.tls.key="+serverKey, "--serve.tls.clientca="+clientCA.file)
+
+	p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", map[string]any{
+		"endpoint": "https://" + address, "ca": serverCA.file, "cert": clientCert, "key": clientKey,
+	})
+	if err != nil {
+		t.Fatalf("Traefik builds the plugin's provider: %v", err)
+	}
+	if err := p.Init(); err != nil {
+		t.Fatal(err)
+	}
+	messages := make(chan dynamic.Message, 16)
+	pool := safe.NewPool(t.Context())
+	defer pool.Stop()
+	if err := p.Provide(messages, pool); err != nil {
+		t.Fatalf("Provide: %v", err)
+	}
+	servers := func(c *dynamic.Configuration) map[string]bool {
+		urls := map[string]bool{}
+		for _, svc := range c.HTTP.Services {
+			if svc.LoadBalancer != nil {
+				for _, s := range svc.LoadBalancer.Servers {
+					urls[s.URL] = true
+				}
+			}
+		}
+		return urls
+	}
+	first := slicewayPluginMessage(t, messages, 30*time.Second)
+	if !servers(first)["http://"+before+":8080"] {
+		t.Fatalf("the first configuration has no server %s", before)
+	}
+	edited := filepath.Join(manifests, ".demo.yaml.tmp")
+	if err := os.WriteFile(edited, bytes.ReplaceAll(text, []byte(`["`+before+`"]`), []byte(`["`+after+`"]`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(edited, file); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		got := servers(slicewayPluginMessage(t, messages, time.Until(deadline)))
+		if got["http://"+after+":8080"] {
+			if got["http://"+before+":8080"] {
+				t.Errorf("the old server %s is still in the configuration beside %s", before, after)
+			}
+			if len(got) != len(servers(first)) {
+				t.Errorf("%d servers after the edit, %d before", len(got), len(servers(first)))
+			}
+			return
+		}
 	}
 }
