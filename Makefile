@@ -106,11 +106,23 @@ test-integration: controlplane
 	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane
 
 # A local control plane with the example manifests applied (examples/, else
-# the bundled demo cluster), and `sliceway watch` following it; edit objects
-# with KUBECONFIG=integration/.cache/demo/kubeconfig. Ctrl-C stops it all.
+# the bundled demo cluster), two echo servers on 127.0.0.1 behind Service
+# echo/echo and host echo.demo.example, and `sliceway watch` following it;
+# edit objects with KUBECONFIG=integration/.cache/demo/kubeconfig. Ctrl-C
+# stops it all. ARGS are more flags of `sliceway watch`, run in this
+# directory: make demo ARGS='--output=/tmp/sliceway-demo.yaml
+# --providers.kubernetesingress.terminatingendpoints=fence' (not
+# ./sliceway.yaml, which the next start would take for its configuration
+# file). The API server
+# refuses loopback addresses in IPv4 and IPv6 EndpointSlices, so the echo
+# servers are FQDN slices of "127.0.0.1", which DEMO_FLAGS let sliceway use.
 DEMO_MANIFESTS ?= $(if $(wildcard examples/*.yaml examples/*/*.yaml),$(CURDIR)/examples,$(CURDIR)/fixtures/demo/manifests.yaml)
+DEMO_BACKENDS ?= 2
+DEMO_FLAGS ?= --providers.kubernetesingress.allowfqdnendpoints=true --providers.kubernetesingress.allowloopbackendpoints=true
+ARGS ?=
 
 demo: controlplane build
 	cd integration && $(GO) run ./cmd/devcluster -controlplane $(CONTROLPLANE) \
 	  -dir $(CURDIR)/integration/.cache/demo -manifests $(DEMO_MANIFESTS) \
-	  -- $(CURDIR)/bin/sliceway watch
+	  -backends $(DEMO_BACKENDS) -chdir $(CURDIR) \
+	  -- $(CURDIR)/bin/sliceway watch $(DEMO_FLAGS) $(ARGS)

@@ -4,7 +4,10 @@
 // (such as `sliceway watch`) run against it with KUBECONFIG set. It stops
 // everything on Ctrl-C or when the command exits.
 //
-//	devcluster -controlplane BIN -dir DIR -manifests a.yaml,dir/ [-- command args...]
+// With -backends N it also starts N echo servers on 127.0.0.1 behind
+// Service echo/echo and an Ingress for echo.demo.example (see backends.go).
+//
+//	devcluster -controlplane BIN -dir DIR -manifests a.yaml,dir/ [-backends N] [-chdir DIR] [-- command args...]
 package main
 
 import (
@@ -39,6 +42,8 @@ func run() error {
 	bin := flag.String("controlplane", "", "the launcher built from ./cmd/controlplane (required)")
 	dir := flag.String("dir", ".cache/demo", "state directory, emptied at start: keys, etcd data, kubeconfig, logs")
 	manifests := flag.String("manifests", "", "comma-separated YAML files or directories (read recursively) to apply")
+	backends := flag.Int("backends", 0, "echo servers to start on 127.0.0.1 and publish as Service echo/echo (FQDN EndpointSlices)")
+	chdir := flag.String("chdir", "", "directory the command runs in (default: this one), for its relative paths")
 	flag.Parse()
 	if *bin == "" {
 		return errors.New("-controlplane is required")
@@ -78,6 +83,15 @@ func run() error {
 			return err
 		}
 	}
+	if *backends > 0 {
+		echo, err := startEchoBackends(ctx, *backends)
+		if err != nil {
+			return err
+		}
+		if err := publishEchoBackends(ctx, cp, echo); err != nil {
+			return err
+		}
+	}
 
 	fmt.Fprintf(os.Stderr, `devcluster: ready. In another terminal:
   export KUBECONFIG=%s
@@ -92,6 +106,7 @@ Logs of the components are in %s. Ctrl-C stops everything.
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig)
+	cmd.Dir = *chdir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return err

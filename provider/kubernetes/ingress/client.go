@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -54,6 +52,10 @@ type ClientOptions struct {
 	// a render runs. Provide sets it; it must not change while the client
 	// runs.
 	Provider *Provider
+	// OnDenied, when set, is told at once of a list or watch the API server
+	// forbids or does not authorize, once per informer until it changes or
+	// a list succeeds; the informer keeps retrying.
+	OnDenied func(AccessDenied)
 }
 
 // Client watches the objects the provider reads through shared informers and
@@ -72,6 +74,9 @@ type Client struct {
 	cluster  informers.SharedInformerFactory
 	classes  netlisters.IngressClassLister
 	synced   []*namedSync
+	onDenied func(AccessDenied)
+	whoami   sync.Once // the SelfSubjectReview that names user
+	user     string
 
 	mu    sync.Mutex
 	nodes corelisters.NodeLister // nil until nodes are watched
@@ -94,6 +99,7 @@ type namedSync struct {
 
 	mu      sync.Mutex
 	lastErr error // the last list or watch error, to say why a sync does not finish
+	denial  denialState
 }
 
 // synced says whether the informer has listed its resource and its handler
@@ -121,7 +127,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange}
+	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied}
 	if opts.Provider != nil {
 		c.index = newServiceIndex(newLBOptions(opts.Provider))
 		c.plans = newPlanIndex(newPlanOptions(opts.Provider))
@@ -163,11 +169,7 @@ func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexIn
 	if err := inf.SetTransform(transform); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
 	}
-	if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
-		s.mu.Lock()
-		s.lastErr = err
-		s.mu.Unlock()
-	}); err != nil {
+	if err := inf.SetWatchErrorHandlerWithContext(c.watchErrorHandler(s)); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
 	}
 	if handler == nil && c.listens() {
@@ -349,14 +351,6 @@ func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration)
 		errs = append(errs, fmt.Errorf("cannot list %s %s: %s", s.resource, s.where(), reason))
 	}
 	return errors.Join(errs...)
-}
-
-// describeAPIError puts the API status reason first: "forbidden: ...".
-func describeAPIError(err error) string {
-	if reason := apierrors.ReasonForError(err); reason != metav1.StatusReasonUnknown {
-		return strings.ToLower(string(reason)) + ": " + err.Error()
-	}
-	return err.Error()
 }
 
 // Snapshot returns a read-only view of the informer caches.

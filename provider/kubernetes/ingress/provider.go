@@ -112,6 +112,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		LabelSelector: p.LabelSelector,
 		Provider:      p,
 		OnChange:      changes.Record,
+		OnDenied:      func(d AccessDenied) { LogAccessDenied(log, d) },
 		Notify: func(kind string, changed bool) {
 			p.observer.Event(kind, changed)
 			if changed {
