@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/traefik/traefik/v3/pkg/config/dynamic"
+	httpmuxer "github.com/traefik/traefik/v3/pkg/muxer/http"
 	"github.com/traefik/traefik/v3/pkg/plugins"
 	"github.com/traefik/traefik/v3/pkg/safe"
 )
@@ -113,7 +114,8 @@ func slicewayPluginMessage(t *testing.T, messages <-chan dynamic.Message, within
 }
 
 // TestSlicewayPlugin: Traefik, through the plugin, gets the demo's
-// configuration as sliceway wrote it; when serve restarts it keeps it and
+// configuration as sliceway wrote it, and routes its requests by it; when
+// serve restarts it keeps it and
 // gets it again from the new serve; with a client certificate of another
 // CA it gets nothing.
 func TestSlicewayPlugin(t *testing.T) {
@@ -158,7 +160,15 @@ func TestSlicewayPlugin(t *testing.T) {
 
 	messages, stopPlugin := start(clientCert, clientKey)
 	defer stopPlugin()
-	checkRead(t, "streamed through the plugin", &c, slicewayPluginMessage(t, messages, 30*time.Second))
+	streamed := slicewayPluginMessage(t, messages, 30*time.Second)
+	checkRead(t, "streamed through the plugin", &c, streamed)
+	// Traefik's router sends the demo's requests where sliceway means them
+	// to go, on the configuration the plugin handed it.
+	parser, err := httpmuxer.NewSyntaxParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRouting(t, parser, streamed, c.Routers, c.Requests)
 
 	stop()
 	select {
