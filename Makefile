@@ -3,8 +3,15 @@ GO ?= go
 .PHONY: run test test-unit check-traefik test-integration controlplane demo build fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
+# Its stdout is the JSON alone (`make run | jq .`): the recipe is not echoed,
+# and what it says about the build goes to stderr. SLICEWAY_BIN is the binary
+# it builds and runs.
+SLICEWAY_BIN ?= bin/sliceway
+
 run:
-	$(GO) run ./cmd/sliceway render --demo
+	@test -x $(SLICEWAY_BIN) || echo "make run: building $(SLICEWAY_BIN); the first build compiles client-go, which takes a minute or more" >&2
+	@$(GO) build -o $(SLICEWAY_BIN) ./cmd/sliceway
+	@$(SLICEWAY_BIN) render --demo
 
 # Every test: the unit tests, Traefik's own code on sliceway's output, then
 # the integration suite.
