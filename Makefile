@@ -74,6 +74,14 @@ CONTROLPLANE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.37.2 -X k
 controlplane:
 	cd integration && $(GO) build -ldflags="$(CONTROLPLANE_LDFLAGS)" -o $(CONTROLPLANE) ./cmd/controlplane
 
+# kubectl, for machines without one (make demo's cluster, a real one): built
+# from its Go module at the control plane's version, with the same version
+# stamp, into bin/kubectl (tools/kubectl, a module of its own; a few minutes
+# on a cold build cache).
+.PHONY: kubectl
+kubectl:
+	cd tools/kubectl && $(GO) build -ldflags="$(CONTROLPLANE_LDFLAGS)" -o $(CURDIR)/bin/kubectl .
+
 # The integration suite against a real control plane (integration/, its own
 # module). The launcher is built first so the build does not eat the timeout;
 # the test packages are named, since ./... would also rebuild all of
