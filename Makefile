@@ -90,14 +90,21 @@ test-integration: controlplane
 	@unformatted=$$(cd integration && gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed in integration/:"; echo "$$unformatted"; exit 1; fi
 	cd integration && $(GO) vet ./...
-	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane
+	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane ./cmd/devcluster
 
-# A local control plane with the example manifests applied (examples/, else
-# the bundled demo cluster), and `sliceway watch` following it; edit objects
-# with KUBECONFIG=integration/.cache/demo/kubeconfig. Ctrl-C stops it all.
-DEMO_MANIFESTS ?= $(if $(wildcard examples/*.yaml examples/*/*.yaml),$(CURDIR)/examples,$(CURDIR)/fixtures/demo/manifests.yaml)
+# A local control plane with the bundled demo cluster applied (or
+# DEMO_MANIFESTS: comma-separated absolute paths of YAML files or
+# directories), and `sliceway watch` following it; edit objects with
+# KUBECONFIG=integration/.cache/demo/kubeconfig (make kubectl builds a
+# kubectl). Ctrl-C stops it all.
+DEMO_MANIFESTS ?= $(CURDIR)/fixtures/demo/manifests.yaml
+
+# devcluster is built, then exec'd, not run with go run: go run exits 1
+# when it sees the Ctrl-C that stops the demo, and a shell between make and
+# devcluster dies of it, either of which makes make report an error.
+DEVCLUSTER := $(CURDIR)/integration/.cache/bin/devcluster
 
 demo: controlplane build
-	cd integration && $(GO) run ./cmd/devcluster -controlplane $(CONTROLPLANE) \
+	cd integration && $(GO) build -o $(DEVCLUSTER) ./cmd/devcluster && exec $(DEVCLUSTER) -controlplane $(CONTROLPLANE) \
 	  -dir $(CURDIR)/integration/.cache/demo -manifests $(DEMO_MANIFESTS) \
 	  -- $(CURDIR)/bin/sliceway watch
