@@ -35,17 +35,21 @@ func runUntilSignal(ctx context.Context, cmd *exec.Cmd, grace time.Duration) err
 		return err
 	case <-ctx.Done():
 	}
+	// Asked to stop, the command's status says how it stopped, not whether
+	// the demo went well: it is left.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
-	case <-done:
+	case err := <-done:
+		_ = err
 		return nil
 	case <-timer.C:
 	}
 	fmt.Fprintf(os.Stderr, "devcluster: %s had not stopped %s after SIGTERM: killed\n", cmd.Path, grace)
 	_ = cmd.Process.Kill()
-	<-done
+	err := <-done
+	_ = err
 	return nil
 }
 
