@@ -3,8 +3,15 @@ GO ?= go
 .PHONY: run test test-unit check-traefik test-integration controlplane demo build image fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
+# Its stdout is the JSON alone (`make run | jq .`): the recipe is not echoed,
+# and what it says about the build goes to stderr. SLICEWAY_BIN is the binary
+# it builds and runs.
+SLICEWAY_BIN ?= bin/sliceway
+
 run:
-	$(GO) run ./cmd/sliceway render --demo
+	@test -x $(SLICEWAY_BIN) || echo "make run: building $(SLICEWAY_BIN); the first build compiles client-go, which takes a minute or more" >&2
+	@$(GO) build -o $(SLICEWAY_BIN) ./cmd/sliceway
+	@$(SLICEWAY_BIN) render --demo
 
 # Every test: the unit tests, Traefik's own code on sliceway's output, then
 # the integration suite.
@@ -95,6 +102,14 @@ CONTROLPLANE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.37.2 -X k
 controlplane:
 	cd integration && $(GO) build -ldflags="$(CONTROLPLANE_LDFLAGS)" -o $(CONTROLPLANE) ./cmd/controlplane
 
+# kubectl, for machines without one (make demo's cluster, a real one): built
+# from its Go module at the control plane's version, with the same version
+# stamp, into bin/kubectl (tools/kubectl, a module of its own; a few minutes
+# on a cold build cache).
+.PHONY: kubectl
+kubectl:
+	cd tools/kubectl && $(GO) build -ldflags="$(CONTROLPLANE_LDFLAGS)" -o $(CURDIR)/bin/kubectl .
+
 # The integration suite against a real control plane (integration/, its own
 # module). The launcher is built first so the build does not eat the timeout;
 # the test packages are named, since ./... would also rebuild all of
@@ -103,26 +118,32 @@ test-integration: controlplane
 	@unformatted=$$(cd integration && gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed in integration/:"; echo "$$unformatted"; exit 1; fi
 	cd integration && $(GO) vet ./...
-	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane
+	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane ./cmd/devcluster
 
-# A local control plane with the example manifests applied (examples/, else
-# the bundled demo cluster), two echo servers on 127.0.0.1 behind Service
-# echo/echo and host echo.demo.example, and `sliceway watch` following it;
-# edit objects with KUBECONFIG=integration/.cache/demo/kubeconfig. Ctrl-C
-# stops it all. ARGS are more flags of `sliceway watch`, run in this
-# directory: make demo ARGS='--output=/tmp/sliceway-demo.yaml
+# A local control plane with the bundled demo cluster applied (or
+# DEMO_MANIFESTS: comma-separated absolute paths of YAML files or
+# directories), two echo servers on 127.0.0.1 behind Service echo/echo and
+# host echo.demo.example, and `sliceway watch` following it; edit objects
+# with KUBECONFIG=integration/.cache/demo/kubeconfig (make kubectl builds a
+# kubectl). Ctrl-C stops it all. ARGS are more flags of `sliceway watch`,
+# run in this directory: make demo ARGS='--output=/tmp/sliceway-demo.yaml
 # --providers.kubernetesingress.terminatingendpoints=fence' (not
 # ./sliceway.yaml, which the next start would take for its configuration
-# file). The API server
-# refuses loopback addresses in IPv4 and IPv6 EndpointSlices, so the echo
-# servers are FQDN slices of "127.0.0.1", which DEMO_FLAGS let sliceway use.
-DEMO_MANIFESTS ?= $(if $(wildcard examples/*.yaml examples/*/*.yaml),$(CURDIR)/examples,$(CURDIR)/fixtures/demo/manifests.yaml)
+# file). The API server refuses loopback addresses in IPv4 and IPv6
+# EndpointSlices, so the echo servers are FQDN slices of "127.0.0.1",
+# which DEMO_FLAGS let sliceway use.
+DEMO_MANIFESTS ?= $(CURDIR)/fixtures/demo/manifests.yaml
 DEMO_BACKENDS ?= 2
 DEMO_FLAGS ?= --providers.kubernetesingress.allowfqdnendpoints=true --providers.kubernetesingress.allowloopbackendpoints=true
 ARGS ?=
 
+# devcluster is built, then exec'd, not run with go run: go run exits 1
+# when it sees the Ctrl-C that stops the demo, and a shell between make and
+# devcluster dies of it, either of which makes make report an error.
+DEVCLUSTER := $(CURDIR)/integration/.cache/bin/devcluster
+
 demo: controlplane build
-	cd integration && $(GO) run ./cmd/devcluster -controlplane $(CONTROLPLANE) \
+	cd integration && $(GO) build -o $(DEVCLUSTER) ./cmd/devcluster && exec $(DEVCLUSTER) -controlplane $(CONTROLPLANE) \
 	  -dir $(CURDIR)/integration/.cache/demo -manifests $(DEMO_MANIFESTS) \
 	  -backends $(DEMO_BACKENDS) -chdir $(CURDIR) \
 	  -- $(CURDIR)/bin/sliceway watch $(DEMO_FLAGS) $(ARGS)

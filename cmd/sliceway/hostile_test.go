@@ -40,6 +40,9 @@ type boundedResult struct {
 	runResult
 	elapsed time.Duration
 	maxRSS  int64 // bytes, the peak resident memory of the process
+	// problems: what renderHostile's run logged, each written back as its
+	// error reads (loggedProblems).
+	problems string
 }
 
 // runBounded runs the binary as run does, killing it after timeout.
@@ -115,7 +118,9 @@ func watchPeakRSS(pid int) func() int64 {
 // renderHostile renders the manifest files as JSON, within hostileTimeout.
 func renderHostile(t *testing.T, files ...string) boundedResult {
 	t.Helper()
-	return runBounded(t, hostileTimeout, "render", "--manifests="+strings.Join(files, ","))
+	res := runBounded(t, hostileTimeout, "render", "--log.format=json", "--manifests="+strings.Join(files, ","))
+	res.problems = loggedProblems(t, res.stderr)
+	return res
 }
 
 // renderedConf is the part of the output these tests read.
@@ -208,7 +213,7 @@ func TestHostileInvalidAddresses(t *testing.T) {
 		`EndpointSlice shop/web-v6: endpoints[0].addresses[4]: "fe80::1%eth0" is not a valid IPv6 address: zones are not allowed`,
 		`EndpointSlice shop/web-v6: endpoints[0].addresses[5]: "[fd00::3]" is not a valid IPv6 address`,
 	} {
-		assert.Contains(t, res.stderr, want)
+		assert.Contains(t, res.problems, want)
 	}
 }
 
@@ -230,7 +235,7 @@ func TestHostilePorts(t *testing.T) {
 		`EndpointSlice shop/web-null: ports[0].port: port "http" has no number`,
 		"EndpointSlice shop/web-zero-v6: ports[0].port: port 0 is outside 1..65535",
 	} {
-		assert.Contains(t, res.stderr, want)
+		assert.Contains(t, res.problems, want)
 	}
 
 	// A port that is not a number at all does not decode: the document is
@@ -243,7 +248,7 @@ func TestHostilePorts(t *testing.T) {
 	res = renderHostile(t, bad)
 	assert.Equal(t, 1, res.code, res.stderr)
 	for _, doc := range []string{"document 3:", "document 4:", "document 5:"} {
-		assert.Contains(t, res.stderr, bad+": "+doc)
+		assert.Contains(t, res.problems, bad+": "+doc)
 	}
 	assert.Equal(t, []string{"http://10.0.1.5:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 }
@@ -395,9 +400,9 @@ spec:
 	require.Len(t, conf.HTTP.Routers, 1, "the Ingresses with bad values are skipped")
 	require.Contains(t, conf.HTTP.Routers, "shop-web-web-example")
 	// Control characters are refused in every value, names included.
-	assert.Contains(t, res.stderr, `Ingress shop/names: metadata.annotations[traefik.ingress.kubernetes.io/router.entrypoints]: "web\x00,`+"`x`"+`" holds a control character (the Ingress is skipped)`)
-	assert.Contains(t, res.stderr, `Ingress shop/bad-priority: metadata.annotations[traefik.ingress.kubernetes.io/router.priority]: "1\x00\n`+"`"+`\"" holds a control character (the Ingress is skipped)`)
-	assert.Contains(t, res.stderr, `Ingress shop/bad-tls: metadata.annotations[traefik.ingress.kubernetes.io/router.tls]: "true\x00" holds a control character (the Ingress is skipped)`)
+	assert.Contains(t, res.problems, `Ingress shop/names: metadata.annotations[traefik.ingress.kubernetes.io/router.entrypoints]: "web\x00,`+"`x`"+`" holds a control character (the Ingress is skipped)`)
+	assert.Contains(t, res.problems, `Ingress shop/bad-priority: metadata.annotations[traefik.ingress.kubernetes.io/router.priority]: "1\x00\n`+"`"+`\"" holds a control character (the Ingress is skipped)`)
+	assert.Contains(t, res.problems, `Ingress shop/bad-tls: metadata.annotations[traefik.ingress.kubernetes.io/router.tls]: "true\x00" holds a control character (the Ingress is skipped)`)
 	// The log escapes what it quotes: one problem, one line.
 	for _, line := range strings.Split(strings.TrimSpace(res.stderr), "\n") {
 		assert.NotContains(t, line, "\x00")
@@ -428,7 +433,7 @@ func TestHostileAliasBomb(t *testing.T) {
 		file := writeFile(t, dir, "lol.yaml", billionLaughs)
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 1: the document expands past 16 MiB through YAML aliases")
+		assert.Contains(t, res.problems, file+": document 1: the document expands past 16 MiB through YAML aliases")
 		assert.Empty(t, res.stdout)
 		assert.Less(t, res.elapsed, 10*time.Second, "fails fast")
 		assert.Less(t, res.maxRSS, int64(512<<20), "without eating memory")
@@ -437,7 +442,7 @@ func TestHostileAliasBomb(t *testing.T) {
 		file := writeFile(t, dir, "mixed.yaml", hostileService+hostileSlice("web-1", "IPv4", "8080", hostileEndpoint("10.0.0.1"))+"---\n"+billionLaughs)
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 4: the document expands past 16 MiB through YAML aliases")
+		assert.Contains(t, res.problems, file+": document 4: the document expands past 16 MiB through YAML aliases")
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 	})
 	t.Run("aliases of a long string", func(t *testing.T) {
@@ -448,14 +453,14 @@ func TestHostileAliasBomb(t *testing.T) {
 		file := writeFile(t, dir, "strings.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: bomb\n  namespace: shop\n  annotations:\n    s: &s \""+long+"\"\nspec:\n  x: ["+aliases+"]\n")
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 1:")
+		assert.Contains(t, res.problems, file+": document 1:")
 		assert.Less(t, res.maxRSS, int64(512<<20), "without eating memory")
 	})
 	t.Run("deep nesting", func(t *testing.T) {
 		file := writeFile(t, dir, "deep.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: deep, namespace: shop}\nspec: "+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000)+"\n")
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 1: not valid YAML")
+		assert.Contains(t, res.problems, file+": document 1: not valid YAML")
 		assert.Less(t, res.elapsed, 10*time.Second)
 	})
 }
@@ -487,14 +492,14 @@ func TestHostileGarbage(t *testing.T) {
 			if tc.name != "unknown kind" {
 				assert.Equal(t, 1, res.code, "unusable input")
 			}
-			assert.Contains(t, res.stderr, file+": "+tc.want)
+			assert.Contains(t, res.problems, file+": "+tc.want)
 
 			// Next to a good file, the good one is still rendered.
 			res = renderHostile(t, file, good)
 			if tc.name != "unknown kind" {
 				assert.Equal(t, 1, res.code, res.stderr)
 			}
-			assert.Contains(t, res.stderr, file+": "+tc.want)
+			assert.Contains(t, res.problems, file+": "+tc.want)
 			assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 		})
 	}
@@ -508,12 +513,12 @@ func TestHostileEmptyFiles(t *testing.T) {
 			file := writeFile(t, dir, name+".yaml", content)
 			res := renderHostile(t, file)
 			assert.Equal(t, 1, res.code)
-			assert.Contains(t, res.stderr, file+": the file is empty")
+			assert.Contains(t, res.problems, file+": the file is empty")
 			assert.Empty(t, res.stdout)
 
 			res = renderHostile(t, file, good)
 			assert.Equal(t, 1, res.code)
-			assert.Contains(t, res.stderr, file+": the file is empty")
+			assert.Contains(t, res.problems, file+": the file is empty")
 			assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 		})
 	}
@@ -521,7 +526,7 @@ func TestHostileEmptyFiles(t *testing.T) {
 		file := writeFile(t, dir, "comments.yaml", "# nothing here\n---\n# nor here\n---\n")
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code)
-		assert.Contains(t, res.stderr, file+":")
+		assert.Contains(t, res.problems, file+":")
 	})
 	t.Run("empty directory", func(t *testing.T) {
 		empty := filepath.Join(dir, "nothing")
@@ -529,7 +534,7 @@ func TestHostileEmptyFiles(t *testing.T) {
 		writeFile(t, empty, "README.txt", "not a manifest")
 		res := renderHostile(t, empty)
 		assert.Equal(t, 1, res.code)
-		assert.Contains(t, res.stderr, empty+": no .yaml, .yml, .json files in the directory")
+		assert.Contains(t, res.problems, empty+": no .yaml, .yml, .json files in the directory")
 	})
 }
 
@@ -541,9 +546,9 @@ func TestHostileSameObjectTwice(t *testing.T) {
 		file := writeFile(t, dir, "twice.yaml", hostileService+slice+other+"---\n"+hostileService)
 		res := renderHostile(t, file)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, file+": document 4: EndpointSlice shop/web-1 is defined again (first in "+file+": document 3); this copy is skipped")
-		assert.Contains(t, res.stderr, file+": document 5: Service shop/web is defined again (first in "+file+": document 1); this copy is skipped")
-		assert.Contains(t, res.stderr, file+": document 6: Ingress shop/web is defined again (first in "+file+": document 2); this copy is skipped")
+		assert.Contains(t, res.problems, file+": document 4: EndpointSlice shop/web-1 is defined again (first in "+file+": document 3); this copy is skipped")
+		assert.Contains(t, res.problems, file+": document 5: Service shop/web is defined again (first in "+file+": document 1); this copy is skipped")
+		assert.Contains(t, res.problems, file+": document 6: Ingress shop/web is defined again (first in "+file+": document 2); this copy is skipped")
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"), "the first copy is used")
 	})
 	t.Run("in two files", func(t *testing.T) {
@@ -551,13 +556,13 @@ func TestHostileSameObjectTwice(t *testing.T) {
 		second := writeFile(t, dir, "b.yaml", other)
 		res := renderHostile(t, first, second)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, second+": document 1: EndpointSlice shop/web-1 is defined again (first in "+first+": document 3); this copy is skipped")
+		assert.Contains(t, res.problems, second+": document 1: EndpointSlice shop/web-1 is defined again (first in "+first+": document 3); this copy is skipped")
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 
 		// The same file given twice is read twice: every object is a duplicate.
 		res = renderHostile(t, first, first)
 		assert.Equal(t, 1, res.code, res.stderr)
-		assert.Contains(t, res.stderr, first+": document 1: Service shop/web is defined again (first in "+first+": document 1)")
+		assert.Contains(t, res.problems, first+": document 1: Service shop/web is defined again (first in "+first+": document 1)")
 		assert.Equal(t, []string{"http://10.0.0.1:8080"}, parseConf(t, res.stdout).servers("shop-web-http"))
 	})
 }
@@ -602,8 +607,8 @@ spec:
 	conf := parseConf(t, res.stdout)
 	assert.Contains(t, conf.HTTP.Routers, "shop-web-web-example", "the normal Ingress is routed")
 	assert.Len(t, conf.HTTP.Routers, 1, "no router of the wide one")
-	assert.Contains(t, res.stderr, "Ingress shop/wide: metadata.annotations[traefik.ingress.kubernetes.io/router.middlewares]: 2000 routers would each copy the 251999 bytes of this annotation")
-	assert.Contains(t, res.stderr, "over maxIngressOutput (8388608 bytes) (the Ingress is skipped)")
+	assert.Contains(t, res.problems, "Ingress shop/wide: metadata.annotations[traefik.ingress.kubernetes.io/router.middlewares]: 2000 routers would each copy the 251999 bytes of this annotation")
+	assert.Contains(t, res.problems, "over maxIngressOutput (8388608 bytes) (the Ingress is skipped)")
 	assert.Less(t, len(res.stderr), 4096, "no log line echoes the annotation")
 	// Measured: 60-70 MiB (4.9 GiB and a 1 GB configuration before the bound).
 	assert.Less(t, res.maxRSS, int64(200<<20), "peak memory")

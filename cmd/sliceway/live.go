@@ -24,8 +24,9 @@ func watchCommand(out io.Writer) *cli.Command {
 		Name: "watch",
 		Description: "Stay up and print every new configuration as one line of JSON on stdout, " +
 			"or write it as YAML to --output for Traefik's file provider.",
-		Configuration: cfg,
-		Resources:     loaders(src),
+		Configuration:  cfg,
+		Resources:      loaders(src),
+		CustomHelpFunc: commandHelp(notReadByWatch),
 		Run: func([]string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -85,7 +85,8 @@ func TestRenderDemoMatchesItsFixture(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, asGeneric(t, want), asGeneric(t, []byte(res.stdout)))
 	assert.Contains(t, res.stderr, "rendering the bundled demo cluster")
-	assert.Contains(t, res.stderr, "Ingress demo/blog: spec.rules[0].http.paths[0].backend.service: service demo/blog not found")
+	// Said once: the object and the field as fields, the problem as the message.
+	assert.Contains(t, res.stderr, "ERR service demo/blog not found field=spec.rules[0].http.paths[0].backend.service ingress=blog namespace=demo\n")
 
 	// Explicitly, as YAML: byte-identical to the fixture.
 	res = run(t, nil, "render", "--demo", "--format=yaml")
@@ -182,7 +183,7 @@ func TestRenderBadInput(t *testing.T) {
 		bad := writeFile(t, dir, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nkind: [unclosed\n")
 		res := run(t, nil, "render", "--manifests="+good+","+bad)
 		assert.Equal(t, 1, res.code)
-		assert.Contains(t, res.stderr, bad+": document 2:")
+		assert.Contains(t, res.stderr, "document=2 file="+bad)
 		assert.Contains(t, res.stderr, "v1 ConfigMap is not used, skipped")
 		assert.Contains(t, res.stdout, "shop-web-web-example-app")
 		assert.NotContains(t, res.stderr, "goroutine ", "no stack trace")

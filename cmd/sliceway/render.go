@@ -26,10 +26,11 @@ const syncTimeout = 60 * time.Second
 func renderCommand(out io.Writer) *cli.Command {
 	cfg, src := newConfiguration(), &configSource{}
 	return &cli.Command{
-		Name:          "render",
-		Description:   "Print the dynamic configuration of a cluster, of manifests (--manifests) or of the bundled demo, once.",
-		Configuration: cfg,
-		Resources:     loaders(src),
+		Name:           "render",
+		Description:    "Print the dynamic configuration of a cluster, of manifests (--manifests) or of the bundled demo, once.",
+		Configuration:  cfg,
+		Resources:      loaders(src),
+		CustomHelpFunc: commandHelp(notReadByRender),
 		Run: func([]string) error {
 			return runRender(context.Background(), cfg, src, out)
 		},

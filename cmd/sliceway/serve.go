@@ -26,8 +26,9 @@ func serveCommand() *cli.Command {
 		Name: "serve",
 		Description: "Stay up and serve the latest configuration at GET /api/config for Traefik's HTTP provider, " +
 			"with /healthz and /metrics.",
-		Configuration: cfg,
-		Resources:     loaders(src),
+		Configuration:  cfg,
+		Resources:      loaders(src),
+		CustomHelpFunc: commandHelp(notReadByServe),
 		Run: func([]string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -105,11 +105,12 @@ func newLogger(cfg *static.Configuration, src *configSource) (zerolog.Logger, er
 	if src == nil || src.kind == "" {
 		return logger, nil
 	}
+	// Said once: the fields name the source and the file.
 	ev := logger.Info().Str("source", src.kind)
 	if src.file != "" {
 		ev = ev.Str("file", src.file)
 	}
-	ev.Msg("configuration read from " + src.describe())
+	ev.Msg("configuration read")
 	if len(src.ignoredArgs) > 0 {
 		logger.Warn().Strs("ignored", src.ignoredArgs).Str("file", src.file).
 			Msg("flags given beside --configfile are ignored: the file is the whole configuration")

@@ -49,7 +49,7 @@ func TestConfigurationSourceIsSaid(t *testing.T) {
 	t.Run("a file found by the search alone", func(t *testing.T) {
 		res := runIn(t, dir, nil, "render")
 		require.Equal(t, 0, res.code, res.stderr)
-		assert.Contains(t, res.stderr, "configuration read from the file "+filepath.Join(dir, "sliceway.yaml"))
+		assert.Contains(t, res.stderr, "configuration read file="+filepath.Join(dir, "sliceway.yaml")+" source=file")
 		assert.Contains(t, res.stdout, "routers:", "YAML, as the file says")
 	})
 	t.Run("an explicit file wins over flags, and says so", func(t *testing.T) {
@@ -68,16 +68,16 @@ func TestConfigurationSourceIsSaid(t *testing.T) {
 	t.Run("flags", func(t *testing.T) {
 		res := runIn(t, empty, nil, "render", "--manifests="+manifests)
 		require.Equal(t, 0, res.code, res.stderr)
-		assert.Contains(t, res.stderr, "configuration read from flags")
+		assert.Contains(t, res.stderr, "configuration read source=flags")
 	})
 	t.Run("environment", func(t *testing.T) {
 		res := runIn(t, empty, []string{"SLICEWAY_MANIFESTS=" + manifests}, "render")
 		require.Equal(t, 0, res.code, res.stderr)
-		assert.Contains(t, res.stderr, "configuration read from environment")
+		assert.Contains(t, res.stderr, "configuration read source=environment")
 	})
 	t.Run("defaults", func(t *testing.T) {
 		res := runIn(t, empty, nil, "render")
 		require.Equal(t, 0, res.code, res.stderr)
-		assert.Contains(t, res.stderr, "configuration read from the defaults")
+		assert.Contains(t, res.stderr, "configuration read source=defaults")
 	})
 }

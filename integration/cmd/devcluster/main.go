@@ -2,7 +2,8 @@
 // (`make demo`): etcd, kube-apiserver and kube-controller-manager on
 // 127.0.0.1, two Nodes, the given manifests applied, and optionally a command
 // (such as `sliceway watch`) run against it with KUBECONFIG set. It stops
-// everything on Ctrl-C or when the command exits.
+// everything on Ctrl-C (or SIGTERM), exiting 0, or when the command exits,
+// with the command's status.
 //
 // With -backends N it also starts N echo servers on 127.0.0.1 behind
 // Service echo/echo and an Ingress for echo.demo.example (see backends.go).
@@ -31,14 +32,17 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "devcluster:", err)
 		controlplane.KillAll()
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func run(ctx context.Context) (err error) {
 	bin := flag.String("controlplane", "", "the launcher built from ./cmd/controlplane (required)")
 	dir := flag.String("dir", ".cache/demo", "state directory, emptied at start: keys, etcd data, kubeconfig, logs")
 	manifests := flag.String("manifests", "", "comma-separated YAML files or directories (read recursively) to apply")
@@ -60,27 +64,27 @@ func run() error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	start := time.Now()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Binary: *bin, Dir: abs, PIDDir: pidDir})
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	defer func() {
 		fmt.Fprintln(os.Stderr, "devcluster: stopping the control plane")
-		_ = cp.Stop()
+		if stopErr := cp.Stop(); stopErr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the control plane: %w", stopErr))
+		}
 	}()
 	fmt.Fprintf(os.Stderr, "devcluster: control plane up in %s at %s\n", time.Since(start).Round(time.Millisecond), cp.URL)
 
 	for i, zone := range []string{"zone-a", "zone-b"} {
 		if _, err := cp.CreateNode(ctx, "node-"+zone[len(zone)-1:], zone, fmt.Sprintf("192.168.0.%d", i+1)); err != nil {
-			return err
+			return interrupted(ctx, err)
 		}
 	}
 	if *manifests != "" {
 		if err := apply(ctx, cp, strings.Split(*manifests, ",")); err != nil {
-			return err
+			return interrupted(ctx, err)
 		}
 	}
 	if *backends > 0 {
@@ -96,6 +100,7 @@ func run() error {
 	fmt.Fprintf(os.Stderr, `devcluster: ready. In another terminal:
   export KUBECONFIG=%s
   kubectl get ingresses,services,endpointslices -A
+(No kubectl? make kubectl builds one into bin/kubectl.)
 Logs of the components are in %s. Ctrl-C stops everything.
 `, cp.Kubeconfig, abs)
 
@@ -108,23 +113,7 @@ Logs of the components are in %s. Ctrl-C stops everything.
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig)
 	cmd.Dir = *chdir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-		return nil
-	}
+	return runUntilSignal(ctx, cmd, 10*time.Second)
 }
 
 // apply applies every manifest, creating the namespaces they use first.

@@ -291,14 +291,18 @@ func (r *renderer) tellKinds(before RenderStats) {
 	}
 }
 
-// LogObjectError logs one translation problem with the object in
-// structured fields (ingress, service, namespace, ...).
+// LogObjectError logs one translation problem: the object and the field in
+// structured fields (ingress, service, namespace, field, ...), and what is
+// wrong as the message, which does not repeat them: a line says each once.
 func LogObjectError(log zerolog.Logger, e *ObjectError) {
 	ev := log.Error()
 	if e.Severity == SeverityWarning {
 		ev = log.Warn()
 	}
-	ev = ev.Str(lowerKind(e.Kind), e.Name).Str("namespace", e.Namespace)
+	ev = ev.Str(lowerKind(e.Kind), e.Name)
+	if e.Namespace != "" {
+		ev = ev.Str("namespace", e.Namespace)
+	}
 	if e.Field != "" {
 		ev = ev.Str("field", e.Field)
 	}
@@ -306,7 +310,11 @@ func LogObjectError(log zerolog.Logger, e *ObjectError) {
 	if errors.As(e.Err, &tp) {
 		ev = ev.Str("stack", string(tp.Stack))
 	}
-	ev.Msg(e.Error())
+	if e.Err == nil {
+		ev.Msg(e.Error())
+		return
+	}
+	ev.Msg(e.Err.Error())
 }
 
 func lowerKind(kind string) string {

@@ -133,7 +133,7 @@ func TestLogObjectErrorWithStack(t *testing.T) {
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &line))
 	require.Equal(t, "goroutine 7 [running]:\nmain.f()", line["stack"])
 	require.Equal(t, "web", line["ingress"])
-	require.Equal(t, "Ingress ns/web: translation failed: index out of range (a bug in sliceway; the Ingress is skipped)", line["message"])
+	require.Equal(t, "translation failed: index out of range (a bug in sliceway; the Ingress is skipped)", line["message"])
 
 	buf.Reset()
 	LogObjectError(log, &ObjectError{Kind: "Service", Namespace: "ns", Name: "web", Severity: SeverityWarning, Err: errors.New("x")})

@@ -63,7 +63,8 @@ func (e *ManifestError) Error() string {
 func (e *ManifestError) Unwrap() error { return e.Err }
 
 // LogManifestProblems logs each problem with its file and document in
-// structured fields, warnings as warnings, and returns how many are errors.
+// structured fields and what is wrong as the message, which does not
+// repeat them; warnings as warnings. It returns how many are errors.
 func LogManifestProblems(logger zerolog.Logger, problems []*ManifestError) int {
 	errs := 0
 	for _, p := range problems {
@@ -76,9 +77,22 @@ func LogManifestProblems(logger zerolog.Logger, problems []*ManifestError) int {
 		if p.Document > 0 {
 			ev = ev.Int("document", p.Document)
 		}
-		ev.Msg(p.Error())
+		ev.Msg(p.reason())
 	}
 	return errs
+}
+
+// reason is what is wrong, without the file and document the log fields
+// give: an error of the file system on the file itself ("stat x: no such
+// file or directory") is given as its cause alone.
+func (e *ManifestError) reason() string {
+	if e.Err == nil {
+		return e.Error()
+	}
+	if pe, ok := e.Err.(*fs.PathError); ok && pe.Path == e.File {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return e.Err.Error()
 }
 
 // manifestExtensions are the files read from a directory.
