@@ -20,7 +20,7 @@ import (
 // "what can I set here".
 var (
 	notReadByRender = []string{
-		"output", "outputmode", "serve",
+		"output", "outputmode", "serve", "followmanifests",
 		// A single render writes no status, elects no leader, renders
 		// once and waits for the caches with a fixed bound.
 		"providers.kubernetesingress.ingressendpoint",

@@ -39,7 +39,7 @@ func TestRenderHelpListsOnlyWhatRenderReads(t *testing.T) {
 		assert.Contains(t, names, want)
 	}
 	for _, name := range names {
-		for _, unread := range []string{"serve.", "output", "providers.kubernetesingress.leaderelection.",
+		for _, unread := range []string{"serve.", "output", "followmanifests", "providers.kubernetesingress.leaderelection.",
 			"providers.kubernetesingress.ingressendpoint.", "providers.kubernetesingress.throttleduration", "providers.kubernetesingress.synctimeout"} {
 			assert.False(t, strings.HasPrefix(name, unread), "render does not read --%s", name)
 		}
@@ -52,6 +52,7 @@ func TestRenderHelpListsOnlyWhatRenderReads(t *testing.T) {
 func TestWatchAndServeHelpsLeaveOutTheOtherCommandsOptions(t *testing.T) {
 	watch := flagNames(helpOf(t, watchCommand(io.Discard)))
 	assert.Contains(t, watch, "output")
+	assert.Contains(t, watch, "followmanifests")
 	assert.Contains(t, watch, "providers.kubernetesingress.leaderelection.leaseduration")
 	assert.NotContains(t, watch, "format")
 	assert.NotContains(t, watch, "serve.address")
