@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -166,8 +167,11 @@ func TestWatchFollowsTheManifests(t *testing.T) {
 	t.Run("broken: an error names the file and document, the last good objects stay", func(t *testing.T) {
 		broken := strings.Replace(followSite("a", "10.0.0.9"), "kind: Service\n", "kind: Service\nspec: [\n", 1)
 		writeFile(t, dir, "a.yaml", broken)
-		waitStderr(t, p, a+": document 2: not valid YAML", 1)
-		assert.Contains(t, p.stderr.String(), a+": the objects of its last version that could be used stay until it is fixed")
+		// The file and the document are fields of the line, the message
+		// says what is wrong.
+		waitStderr(t, p, "document=2 file="+a, 1)
+		assert.Regexp(t, `ERR not valid YAML: .* document=2 file=`+regexp.QuoteMeta(a), p.stderr.String())
+		assert.Regexp(t, `WRN the objects of its last version that could be used stay until it is fixed .*file=`+regexp.QuoteMeta(a), p.stderr.String())
 		want := markB()
 		line := lines.next("the marker after the broken file")
 		assert.True(t, has(want, server("10.0.0.3"))(line), "no configuration for the broken file, a's objects kept: %s", line)
