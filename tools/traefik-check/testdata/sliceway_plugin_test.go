@@ -113,6 +113,62 @@ func slicewayPluginMessage(t *testing.T, messages <-chan dynamic.Message, within
 	}
 }
 
+// slicewayStartPlugin builds the plugin's provider with Traefik's builder
+// and config, and starts it: the messages it hands on, and its stop.
+func slicewayStartPlugin(t *testing.T, config map[string]any) (<-chan dynamic.Message, func()) {
+	t.Helper()
+	// A builder builds one provider: its wrapper is declared once.
+	p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", config)
+	if err != nil {
+		t.Fatalf("Traefik builds the plugin's provider: %v", err)
+	}
+	if err := p.Init(); err != nil {
+		t.Fatal(err)
+	}
+	messages := make(chan dynamic.Message, 16)
+	pool := safe.NewPool(t.Context())
+	if err := p.Provide(messages, pool); err != nil {
+		t.Fatalf("Provide: %v", err)
+	}
+	return messages, pool.Stop
+}
+
+// slicewayTLSServe is what a test needs to run serve over mutual TLS on a
+// free loopback port: its address, serve's TLS flags, the CAs of the
+// server and of the clients, a probe of /healthz, and a directory for
+// more certificates.
+type slicewayTLSServe struct {
+	address            string
+	args               []string
+	serverCA, clientCA *slicewayCA
+	probe              *http.Client
+	dir                string
+}
+
+func newSlicewayTLSServe(t *testing.T) *slicewayTLSServe {
+	t.Helper()
+	s := &slicewayTLSServe{dir: t.TempDir(), serverCA: slicewayNewCA(t, "server CA"), clientCA: slicewayNewCA(t, "client CA")}
+	serverCert, serverKey := s.serverCA.issue(t, s.dir, "server", x509.ExtKeyUsageServerAuth)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.address = ln.Addr().String()
+	_ = ln.Close()
+	s.probe = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: slicewayInsecureProbe(), DisableKeepAlives: true,
+	}}
+	s.args = []string{"--serve.tls.cert=" + serverCert, "--serve.tls.key=" + serverKey, "--serve.tls.clientca=" + s.clientCA.file}
+	return s
+}
+
+// pluginConfig is the plugin's configuration for this serve, with the
+// client certificate cert and key.
+func (s *slicewayTLSServe) pluginConfig(cert, key string) map[string]any {
+	return map[string]any{"endpoint": "https://" + s.address, "ca": s.serverCA.file, "cert": cert, "key": key,
+		"minBackoff": "100ms", "maxBackoff": "500ms"}
+}
+
 // TestSlicewayPlugin: Traefik, through the plugin, gets the demo's
 // configuration as sliceway wrote it, and routes its requests by it; when
 // serve restarts it keeps it and
@@ -120,42 +176,14 @@ func slicewayPluginMessage(t *testing.T, messages <-chan dynamic.Message, within
 // CA it gets nothing.
 func TestSlicewayPlugin(t *testing.T) {
 	bin, c := slicewayServeCase(t)
-	dir := t.TempDir()
-	serverCA, clientCA, otherCA := slicewayNewCA(t, "server CA"), slicewayNewCA(t, "client CA"), slicewayNewCA(t, "other CA")
-	serverCert, serverKey := serverCA.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
-	clientCert, clientKey := clientCA.issue(t, dir, "traefik", x509.ExtKeyUsageClientAuth)
-	otherCert, otherKey := otherCA.issue(t, dir, "other", x509.ExtKeyUsageClientAuth)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	address := ln.Addr().String()
-	_ = ln.Close()
-	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: slicewayInsecureProbe(), DisableKeepAlives: true,
-	}}
-	args := []string{"--serve.tls.cert=" + serverCert, "--serve.tls.key=" + serverKey, "--serve.tls.clientca=" + clientCA.file}
-	stop := slicewayRunServe(t, bin, address, probe, args...)
-
+	srv := newSlicewayTLSServe(t)
+	clientCert, clientKey := srv.clientCA.issue(t, srv.dir, "traefik", x509.ExtKeyUsageClientAuth)
+	otherCA := slicewayNewCA(t, "other CA")
+	otherCert, otherKey := otherCA.issue(t, srv.dir, "other", x509.ExtKeyUsageClientAuth)
+	stop := slicewayRunServe(t, bin, srv.address, srv.probe, srv.args...)
 	start := func(cert, key string) (<-chan dynamic.Message, func()) {
 		t.Helper()
-		// A builder builds one provider: its wrapper is declared once.
-		p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", map[string]any{
-			"endpoint": "https://" + address, "ca": serverCA.file, "cert": cert, "key": key,
-			"minBackoff": "100ms", "maxBackoff": "500ms",
-		})
-		if err != nil {
-			t.Fatalf("Traefik builds the plugin's provider: %v", err)
-		}
-		if err := p.Init(); err != nil {
-			t.Fatal(err)
-		}
-		messages := make(chan dynamic.Message, 16)
-		pool := safe.NewPool(t.Context())
-		if err := p.Provide(messages, pool); err != nil {
-			t.Fatalf("Provide: %v", err)
-		}
-		return messages, pool.Stop
+		return slicewayStartPlugin(t, srv.pluginConfig(cert, key))
 	}
 
 	messages, stopPlugin := start(clientCert, clientKey)
@@ -176,7 +204,7 @@ func TestSlicewayPlugin(t *testing.T) {
 		t.Fatalf("with serve down, Traefik got a configuration of %d routers", len(msg.Configuration.HTTP.Routers))
 	case <-time.After(time.Second):
 	}
-	slicewayRunServe(t, bin, address, probe, args...)
+	slicewayRunServe(t, bin, srv.address, srv.probe, srv.args...)
 	checkRead(t, "streamed again after serve's restart", &c, slicewayPluginMessage(t, messages, 30*time.Second))
 
 	stranger, stopStranger := start(otherCert, otherKey)
@@ -234,19 +262,8 @@ func TestSlicewayPluginDeltas(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", map[string]any{"endpoint": srv.URL, "minBackoff": "100ms"})
-	if err != nil {
-		t.Fatalf("Traefik builds the plugin's provider: %v", err)
-	}
-	if err := p.Init(); err != nil {
-		t.Fatal(err)
-	}
-	messages := make(chan dynamic.Message, 16)
-	pool := safe.NewPool(t.Context())
-	defer pool.Stop()
-	if err := p.Provide(messages, pool); err != nil {
-		t.Fatalf("Provide: %v", err)
-	}
+	messages, stopPlugin := slicewayStartPlugin(t, map[string]any{"endpoint": srv.URL, "minBackoff": "100ms"})
+	defer stopPlugin()
 
 	checkRead(t, "the full frame", &c, slicewayPluginMessage(t, messages, 30*time.Second))
 	got := slicewayPluginMessage(t, messages, 10*time.Second)
@@ -293,37 +310,11 @@ func TestSlicewayPluginFollowsServe(t *testing.T) {
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	serverCA, clientCA := slicewayNewCA(t, "server CA"), slicewayNewCA(t, "client CA")
-	serverCert, serverKey := serverCA.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
-	clientCert, clientKey := clientCA.issue(t, dir, "traefik", x509.ExtKeyUsageClientAuth)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	address := ln.Addr().String()
-	_ = ln.Close()
-	probe := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: slicewayInsecureProbe(), DisableKeepAlives: true,
-	}}
-	slicewayRunServeOf(t, bin, "--manifests="+manifests, address, probe,
-		"--serve.tls.cert="+serverCert, "--serve.tls.key="+serverKey, "--serve.tls.clientca="+clientCA.file)
-
-	p, err := slicewayPluginBuilder(t).BuildProvider("sliceway", map[string]any{
-		"endpoint": "https://" + address, "ca": serverCA.file, "cert": clientCert, "key": clientKey,
-	})
-	if err != nil {
-		t.Fatalf("Traefik builds the plugin's provider: %v", err)
-	}
-	if err := p.Init(); err != nil {
-		t.Fatal(err)
-	}
-	messages := make(chan dynamic.Message, 16)
-	pool := safe.NewPool(t.Context())
-	defer pool.Stop()
-	if err := p.Provide(messages, pool); err != nil {
-		t.Fatalf("Provide: %v", err)
-	}
+	srv := newSlicewayTLSServe(t)
+	clientCert, clientKey := srv.clientCA.issue(t, srv.dir, "traefik", x509.ExtKeyUsageClientAuth)
+	slicewayRunServeOf(t, bin, "--manifests="+manifests, srv.address, srv.probe, srv.args...)
+	messages, stopPlugin := slicewayStartPlugin(t, srv.pluginConfig(clientCert, clientKey))
+	defer stopPlugin()
 	servers := func(c *dynamic.Configuration) map[string]bool {
 		urls := map[string]bool{}
 		for _, svc := range c.HTTP.Services {
