@@ -34,17 +34,7 @@ func BenchmarkSlicewayRead(b *testing.B) {
 		b.Skip("SLICEWAY_READ_FILES is not set")
 	}
 	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		// serve streams each configuration on one line, so the plugin
-		// forwards compact JSON, not the indented text of sliceway render.
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, data); err != nil {
-			b.Fatal(err)
-		}
-		text := compact.Bytes()
+		text := slicewayStreamedText(b, name)
 		// Provide only logs a configuration it cannot decode and waits for
 		// the next, so one that fails would hang the loop below: decoded
 		// once here the same way, it fails the benchmark instead.
@@ -96,3 +86,18 @@ func (p *slicewayPlugin) Stop() error { return nil }
 type slicewayConfiguration struct{ text []byte }
 
 func (c *slicewayConfiguration) MarshalJSON() ([]byte, error) { return c.text, nil }
+
+// slicewayStreamedText is the configuration of file name as serve streams
+// it, on one line: compact JSON, not the indented text of sliceway render.
+func slicewayStreamedText(b *testing.B, name string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		b.Fatal(err)
+	}
+	return compact.Bytes()
+}

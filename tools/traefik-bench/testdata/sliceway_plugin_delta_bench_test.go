@@ -5,7 +5,6 @@ package plugins
 // sliceway_plugin_bench_test.go: it is not part of sliceway's build.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,20 +40,13 @@ func BenchmarkSlicewayPluginDelta(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, data); err != nil {
-			b.Fatal(err)
-		}
+		text := slicewayStreamedText(b, name)
 		var conf struct {
 			HTTP struct {
 				Services map[string]json.RawMessage `json:"services"`
 			} `json:"http"`
 		}
-		if err := json.Unmarshal(compact.Bytes(), &conf); err != nil {
+		if err := json.Unmarshal(text, &conf); err != nil {
 			b.Fatal(err)
 		}
 		var changed string
@@ -66,7 +58,7 @@ func BenchmarkSlicewayPluginDelta(b *testing.B) {
 		b.Run(base+"/plugin-delta", func(b *testing.B) {
 			frames := make(chan []byte, 1)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, `{"version":1,"configuration":%s}`+"\n", compact.Bytes())
+				fmt.Fprintf(w, `{"version":1,"configuration":%s}`+"\n", text)
 				w.(http.Flusher).Flush()
 				for {
 					select {
