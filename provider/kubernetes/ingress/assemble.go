@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // assembly turns the parts of a render state into a configuration: it
@@ -44,18 +45,18 @@ type assembly struct {
 
 type routerGroup struct {
 	key     string
-	members []*pendingRouter
+	members []*translate.Router
 	placed  []placement // the router names given to the members
 	// Most keys have one router: room for it in the group, which a full
 	// assembly makes for every key.
-	memberBuf [1]*pendingRouter
+	memberBuf [1]*translate.Router
 	placedBuf [1]placement
 }
 
 // placement is a router name given to a member of a group.
 type placement struct {
 	name string
-	pr   *pendingRouter
+	pr   *translate.Router
 }
 
 // svcRef counts the routers that send to a service name.
@@ -77,7 +78,7 @@ type certRef struct {
 func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configuration {
 	routers := 0
 	for _, p := range st.served {
-		routers += len(p.routers)
+		routers += len(p.Routers)
 	}
 	*a = assembly{
 		groups: make(map[string]*routerGroup, routers), svcRefs: make(map[string]svcRef, routers),
@@ -87,9 +88,9 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 	out := newFullOutput(routers)
 	var order []*routerGroup // first met, in key order of the Ingresses
 	for _, p := range byKey {
-		for i := range p.routers {
-			pr := &p.routers[i]
-			g := a.group(pr.key)
+		for i := range p.Routers {
+			pr := &p.Routers[i]
+			g := a.group(pr.Key)
 			if len(g.members) == 0 {
 				order = append(order, g)
 			}
@@ -133,23 +134,23 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 	if a.irregular {
 		return nil, false
 	}
-	oldSet := make(map[*ingressPart]struct{}, len(olds))
+	oldSet := make(map[*translate.Part]struct{}, len(olds))
 	for _, p := range olds {
-		oldSet[p] = struct{}{}
+		oldSet[&p.Part] = struct{}{}
 	}
 	touched := map[string]struct{}{}
 	defaults, certs := false, false
 	for _, list := range [2][]*ingressPart{olds, news} {
 		for _, p := range list {
-			for i := range p.routers {
-				pr := &p.routers[i]
-				touched[pr.key] = struct{}{}
-				if _, ok := a.tied[pr.router.Rule]; ok {
+			for i := range p.Routers {
+				pr := &p.Routers[i]
+				touched[pr.Key] = struct{}{}
+				if _, ok := a.tied[pr.Config.Rule]; ok {
 					return nil, false // who keeps a tied rule is settled over all its routers
 				}
 			}
-			defaults = defaults || p.defaultBackend != nil
-			certs = certs || len(p.certs) > 0
+			defaults = defaults || p.Default != nil
+			certs = certs || len(p.Certs) > 0
 		}
 	}
 	out := newPatchOutput(prev.HTTP)
@@ -169,16 +170,16 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 	for _, key := range keys {
 		if g := a.groups[key]; g != nil {
 			a.removeNames(out, g)
-			g.members = slices.DeleteFunc(g.members, func(pr *pendingRouter) bool {
-				_, gone := oldSet[pr.part]
+			g.members = slices.DeleteFunc(g.members, func(pr *translate.Router) bool {
+				_, gone := oldSet[pr.Part]
 				return gone
 			})
 		}
 	}
 	for _, p := range news {
-		for i := range p.routers {
-			pr := &p.routers[i]
-			g := a.group(pr.key)
+		for i := range p.Routers {
+			pr := &p.Routers[i]
+			g := a.group(pr.Key)
 			g.members = append(g.members, pr)
 		}
 	}
@@ -236,18 +237,18 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 	var service *dynamic.Service
 	var owner *ingressPart
 	for _, p := range slices.SortedFunc(maps.Keys(st.dbParts), compareParts) {
-		c := p.defaultBackend
+		c := p.Default
 		switch {
 		case owner != nil:
 			a.dirty = true
-			a.dbErrs = append(a.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.ing.Namespace, Name: p.ing.Name, Field: "spec.defaultBackend", Severity: SeverityError,
-				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.key)})
-		case c.router == nil:
+			a.dbErrs = append(a.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: "spec.defaultBackend", Severity: SeverityError,
+				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.Key)})
+		case c.Router == nil:
 			a.dirty = true
-			a.dbErrs = append(a.dbErrs, c.errs...)
+			a.dbErrs = append(a.dbErrs, c.Errs...)
 		default:
 			owner = p
-			router, service = c.router, c.service
+			router, service = c.Router, c.Service
 		}
 	}
 	// The same default backend keeps its pointers.
@@ -262,21 +263,21 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 }
 
 func (a *assembly) addCerts(p *ingressPart) {
-	for _, c := range p.certs {
-		ref := a.certRefs[c.key]
+	for _, c := range p.Certs {
+		ref := a.certRefs[c.Key]
 		if ref == nil {
-			ref = &certRef{cert: c.cert}
-			a.certRefs[c.key] = ref
+			ref = &certRef{cert: c.Cert}
+			a.certRefs[c.Key] = ref
 		}
 		ref.count++
 	}
 }
 
 func (a *assembly) removeCerts(p *ingressPart) {
-	for _, c := range p.certs {
-		if ref := a.certRefs[c.key]; ref != nil {
+	for _, c := range p.Certs {
+		if ref := a.certRefs[c.Key]; ref != nil {
 			if ref.count--; ref.count <= 0 {
-				delete(a.certRefs, c.key)
+				delete(a.certRefs, c.Key)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // Changes collects which objects changed since the last render, from the
@@ -23,9 +25,9 @@ type changeSet struct {
 	full      bool // something every part may depend on
 	classes   bool // an IngressClass: which Ingresses are served
 	nodes     bool // a Node: node ports and the zone of this proxy
-	ingresses map[objectKey]struct{}
-	services  map[objectKey]struct{} // Services, also for their EndpointSlices
-	secrets   map[objectKey]struct{}
+	ingresses map[translate.Key]struct{}
+	services  map[translate.Key]struct{} // Services, also for their EndpointSlices
+	secrets   map[translate.Key]struct{}
 }
 
 // All says that everything may have changed: the next render is full.
@@ -57,16 +59,16 @@ func (s *changeSet) record(kind string, obj any) {
 		s.classes = true
 		return
 	}
-	var key objectKey
+	var key translate.Key
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		key.namespace, key.name, _ = cache.SplitMetaNamespaceKey(tomb.Key)
+		key.Namespace, key.Name, _ = cache.SplitMetaNamespaceKey(tomb.Key)
 		obj = tomb.Obj
 	}
 	var labels map[string]string
 	if m, err := meta.Accessor(obj); err == nil {
-		key, labels = objectKey{m.GetNamespace(), m.GetName()}, m.GetLabels()
+		key, labels = translate.Key{Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetLabels()
 	}
-	if key.namespace == "" {
+	if key.Namespace == "" {
 		s.full = true // nothing to tell which parts depend on it
 		return
 	}
@@ -84,16 +86,16 @@ func (s *changeSet) record(kind string, obj any) {
 		if labels == nil {
 			s.full = true
 		} else if svc := labels[discoveryv1.LabelServiceName]; svc != "" {
-			add(&s.services, objectKey{key.namespace, svc})
+			add(&s.services, translate.Key{Namespace: key.Namespace, Name: svc})
 		}
 	default:
 		s.full = true
 	}
 }
 
-func add(set *map[objectKey]struct{}, key objectKey) {
+func add(set *map[translate.Key]struct{}, key translate.Key) {
 	if *set == nil {
-		*set = map[objectKey]struct{}{}
+		*set = map[translate.Key]struct{}{}
 	}
 	(*set)[key] = struct{}{}
 }

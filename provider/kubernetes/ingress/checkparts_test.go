@@ -20,19 +20,19 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 	st := r.st
 	users := map[*serviceEntry]int{}
 	for _, p := range st.served {
-		require.Same(t, p, st.parts[p.key], "after %s: the served part of %s", what, p.key)
+		require.Same(t, p, st.parts[p.Key], "after %s: the served part of %s", what, p.Key)
 		for _, en := range p.entries {
-			require.Same(t, en, st.entries[en.key], "after %s: %s uses an entry of %v that was replaced", what, p.key, en.key)
+			require.Same(t, en, st.entries[en.key], "after %s: %s uses an entry of %v that was replaced", what, p.Key, en.key)
 			users[en]++
 		}
 		hasService := func(svc *dynamic.Service) bool {
-			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.lb.service == svc })
+			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.lb.Service == svc })
 		}
-		for _, pr := range p.routers {
-			require.True(t, hasService(pr.service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.key, pr.router.Rule)
+		for _, pr := range p.Routers {
+			require.True(t, hasService(pr.Service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.Key, pr.Config.Rule)
 		}
-		if c := p.defaultBackend; c != nil && c.service != nil {
-			require.True(t, hasService(c.service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.key)
+		if c := p.Default; c != nil && c.Service != nil {
+			require.True(t, hasService(c.Service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.Key)
 		}
 	}
 	for id, en := range st.entries {

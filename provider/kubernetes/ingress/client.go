@@ -20,6 +20,7 @@ import (
 	netlisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -373,7 +374,7 @@ func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 	var out []*netv1.Ingress
 	if s.c.plans != nil {
 		for _, pl := range s.plans() {
-			out = append(out, pl.ing)
+			out = append(out, pl.Ingress)
 		}
 		return out
 	}
@@ -385,7 +386,7 @@ func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 }
 
 // plan is the client's plan of ing, nil when it has none.
-func (s listerSnapshot) plan(ing *netv1.Ingress) *ingressPlan {
+func (s listerSnapshot) plan(ing *netv1.Ingress) *translate.Plan {
 	if s.c.plans == nil {
 		return nil
 	}
@@ -394,7 +395,7 @@ func (s listerSnapshot) plan(ing *netv1.Ingress) *ingressPlan {
 
 // plans are the client's plans of the Ingresses the selector matches; nil
 // when it makes none.
-func (s listerSnapshot) plans() []*ingressPlan {
+func (s listerSnapshot) plans() []*translate.Plan {
 	if s.c.plans == nil {
 		return nil
 	}
@@ -422,8 +423,8 @@ func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {
 }
 
 func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
-	if o := s.c.index.get(objectKey{namespace, name}); o != nil {
-		return o.svc
+	if o := s.c.index.get(translate.Key{Namespace: namespace, Name: name}); o != nil {
+		return o.Service
 	}
 	return nil
 }
@@ -431,15 +432,17 @@ func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
 // EndpointSlices returns the slices of the Service, sorted by name; the
 // list is shared and must not be modified.
 func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1.EndpointSlice {
-	if o := s.c.index.get(objectKey{namespace, service}); o != nil {
-		return o.slices
+	if o := s.c.index.get(translate.Key{Namespace: namespace, Name: service}); o != nil {
+		return o.Slices
 	}
 	return nil
 }
 
-func (s listerSnapshot) serviceObjects(key objectKey) *serviceObjects { return s.c.index.get(key) }
+func (s listerSnapshot) serviceObjects(key translate.Key) *translate.ServiceObjects {
+	return s.c.index.get(key)
+}
 
-func (s listerSnapshot) lbOptions() *lbOptions { return s.c.index.options() }
+func (s listerSnapshot) lbOptions() *translate.LBOptions { return s.c.index.options() }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 	ns := s.space(namespace)

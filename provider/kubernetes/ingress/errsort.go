@@ -15,12 +15,12 @@ func (r *Renderer) collectErrors() []*ObjectError {
 		return r.res.Errors
 	}
 	r.st.errsDirty, r.asm.dirty = false, false
-	errs := slices.Concat(r.loc.errs, r.asm.errors())
+	errs := slices.Concat(r.loc.Errs, r.asm.errors())
 	for p := range r.st.errParts {
-		errs = append(errs, p.errs...)
+		errs = append(errs, p.Errs...)
 	}
 	for en := range r.st.errEntries {
-		errs = append(errs, en.lb.errs...)
+		errs = append(errs, en.lb.Errs...)
 	}
 	errs = r.errs.sort(errs)
 	if r.res != nil && slices.Equal(errs, r.res.Errors) {

@@ -6,6 +6,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // incremental translates again the parts that depend on the changed
@@ -13,15 +14,15 @@ import (
 func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
 	r.stats.Incremental++
 	st := r.st
-	ps := r.newPass(snap, map[portKey]*serviceEntry{})
-	dirty := map[objectKey]struct{}{}
+	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
+	dirty := map[translate.Key]struct{}{}
 	// stale takes the entries of svc out of the state, with its users
 	// to translate again.
-	stale := func(svc objectKey, nodesOnly bool) {
+	stale := func(svc translate.Key, nodesOnly bool) {
 		for _, p := range st.svcUsers[svc] {
-			dirty[p.key] = struct{}{}
+			dirty[p.Key] = struct{}{}
 			for _, en := range p.entries {
-				if en.key.svc == svc && (!nodesOnly || en.lb.nodes) && st.entries[en.key] == en {
+				if en.key.Service == svc && (!nodesOnly || en.lb.Nodes) && st.entries[en.key] == en {
 					ps.stale[en.key] = en
 					delete(st.entries, en.key)
 				}
@@ -38,7 +39,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	}
 	for key := range set.secrets {
 		for _, p := range st.secUsers[key] {
-			dirty[p.key] = struct{}{}
+			dirty[p.Key] = struct{}{}
 		}
 	}
 	for key := range set.ingresses {
@@ -47,10 +48,10 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	if set.nodes && st.nodeEntries > 0 {
 		// Node ports: the load balancers built from the Nodes, refreshed
 		// in place, or else translated again with their users.
-		nodeServices := map[objectKey]struct{}{}
+		nodeServices := map[translate.Key]struct{}{}
 		for _, en := range st.entries {
-			if en.lb.nodes {
-				nodeServices[en.key.svc] = struct{}{}
+			if en.lb.Nodes {
+				nodeServices[en.key.Service] = struct{}{}
 			}
 		}
 		for svc := range nodeServices {
@@ -64,13 +65,13 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	if set.classes {
 		// The Ingresses whose class now says otherwise come or go; the
 		// others are as they were (a part does not depend on classes).
-		r.classes = readClasses(snap, r.opts.IngressClass)
+		r.classes = translate.ReadClasses(snap, r.opts.IngressClass)
 		for _, ing := range snap.Ingresses() {
 			if ing == nil {
 				continue
 			}
-			key := objectKey{ing.Namespace, ing.Name}
-			if _, was := st.parts[key]; was != r.classes.serves(ing) {
+			key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
+			if _, was := st.parts[key]; was != r.classes.Serves(ing) {
 				dirty[key] = struct{}{}
 			}
 		}
@@ -81,20 +82,20 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 		return r.result(), false
 	}
 	var olds, news []*ingressPart
-	was := map[objectKey]*netv1.Ingress{}
+	was := map[translate.Key]*netv1.Ingress{}
 	for key := range dirty {
 		if old := st.parts[key]; old != nil {
 			olds = append(olds, old)
-			was[key] = old.ing
+			was[key] = old.Ingress
 		}
 	}
 	st.remove(olds)
 	for key := range dirty {
-		ing := getter.Ingress(key.namespace, key.name)
-		if ing == nil || !r.classes.serves(ing) {
+		ing := getter.Ingress(key.Namespace, key.Name)
+		if ing == nil || !r.classes.Serves(ing) {
 			continue
 		}
-		news = append(news, ps.tr.translate(ing))
+		news = append(news, ps.translate(ing, ps.plan(ing)))
 		r.stats.Parts++
 		r.stats.Translated++
 		if was[key] != ing {
@@ -106,7 +107,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 		r.ingresses = nil // an Ingress is gone
 	}
 	st.sweep()
-	r.certs.prune(st.secUsers)
+	translate.PruneCertificates(&r.memos, st.secUsers)
 	prev := r.conf
 	conf, ok := r.asm.patch(prev, st, olds, news, swaps)
 	if !ok {
@@ -138,14 +139,14 @@ type lbSwap struct {
 // Ingresses share then costs one load balancer and a pass over its users,
 // not a thousand translations. When a user must be translated again,
 // refresh changes nothing and says false.
-func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
+func (ps *pass) refresh(svc translate.Key) ([]lbSwap, bool) {
 	st, allowEmpty := ps.r.st, ps.r.opts.AllowEmptyServices
-	usable := func(en *serviceEntry) bool { return en.lb.err == nil && (allowEmpty || !en.lb.noServers()) }
+	usable := func(en *serviceEntry) bool { return en.lb.Err == nil && (allowEmpty || !en.lb.NoServers()) }
 	users := st.svcUsers[svc]
 	var olds []*serviceEntry
 	for _, p := range users {
 		for _, en := range p.entries {
-			if en.key.svc != svc || slices.Contains(olds, en) {
+			if en.key.Service != svc || slices.Contains(olds, en) {
 				continue
 			}
 			if st.entries[en.key] != en || !usable(en) {
@@ -159,7 +160,7 @@ func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
 		ps.stale[old.key] = old // newEntry keeps the old load balancer's pointer when the new one equals it
 		nu := ps.newEntry(old.key, old.name)
 		delete(ps.stale, old.key)
-		if nu.lb.nodes != old.lb.nodes || !usable(nu) {
+		if nu.lb.Nodes != old.lb.Nodes || !usable(nu) {
 			return nil, false
 		}
 		nus[i] = nu
@@ -170,16 +171,16 @@ func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
 		nu.users = old.users
 		st.entries[old.key] = nu
 		ps.r.stats.Refreshed++
-		if len(old.lb.errs) > 0 {
+		if len(old.lb.Errs) > 0 {
 			delete(st.errEntries, old)
 			st.errsDirty = true
 		}
-		if len(nu.lb.errs) > 0 {
+		if len(nu.lb.Errs) > 0 {
 			st.errEntries[nu] = struct{}{}
 			st.errsDirty = true
 		}
-		if nu.lb.service != old.lb.service {
-			swaps = append(swaps, lbSwap{name: nu.name, old: old.lb.service, new: nu.lb.service})
+		if nu.lb.Service != old.lb.Service {
+			swaps = append(swaps, lbSwap{name: nu.name, old: old.lb.Service, new: nu.lb.Service})
 		}
 	}
 	for _, p := range users {
@@ -189,14 +190,7 @@ func (ps *pass) refresh(svc objectKey) ([]lbSwap, bool) {
 			}
 		}
 		for _, sw := range swaps {
-			for i := range p.routers {
-				if pr := &p.routers[i]; pr.service == sw.old {
-					pr.service = sw.new
-				}
-			}
-			if c := p.defaultBackend; c != nil && c.service == sw.old {
-				c.service = sw.new
-			}
+			p.ReplaceService(sw.old, sw.new)
 		}
 	}
 	return swaps, true

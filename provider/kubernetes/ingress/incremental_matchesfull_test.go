@@ -17,6 +17,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 // TestIncrementalMatchesFull drives random changes through real informers
@@ -26,7 +27,7 @@ import (
 //
 // SLICEWAY_INCREMENTAL_SEEDS=N runs N seeds instead of 3, for a longer hunt.
 func TestIncrementalMatchesFull(t *testing.T) {
-	crt, key := selfSignedPEM(t)
+	crt, key := testobjects.SelfSignedPEM(t)
 	seeds := uint64(3)
 	if n, err := strconv.Atoi(os.Getenv("SLICEWAY_INCREMENTAL_SEEDS")); err == nil && n > 0 {
 		seeds = uint64(n)

@@ -81,7 +81,7 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	require.Equal(t, before.Refreshed+2, r.Stats().Refreshed, "both load balancers of the Service refreshed")
 	require.Equal(t, reflect.ValueOf(prev.Configuration.HTTP.Routers).Pointer(), reflect.ValueOf(got.Configuration.HTTP.Routers).Pointer(),
 		"the routers are the previous render's")
-	require.Same(t, got.Configuration.HTTP.Services[serviceKey(clustergen.Namespace, shared, "http")], got.Configuration.HTTP.Services[DefaultBackendName])
+	require.Same(t, got.Configuration.HTTP.Services[serviceName(clustergen.Namespace, shared, "http")], got.Configuration.HTTP.Services[DefaultBackendName])
 	require.Contains(t, got.Configuration.HTTP.Services[DefaultBackendName].LoadBalancer.Servers, dynamic.Server{URL: "http://192.0.2.10:8080"})
 
 	// An annotation of the shared Service changes its load balancers, not
@@ -151,7 +151,7 @@ func TestNodeChangeRefreshesNodePortLoadBalancers(t *testing.T) {
 	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
 	c.want = events.Load()
 	first, _ := r.Render(client.Snapshot(), changes)
-	name := serviceKey(svc.Namespace, svc.Name, "http")
+	name := serviceName(svc.Namespace, svc.Name, "http")
 	require.Equal(t, []dynamic.Server{{URL: "http://192.0.2.1:30080"}}, first.Configuration.HTTP.Services[name].LoadBalancer.Servers)
 
 	render := func(what string) *Result {

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 // memSnapshot is a Snapshot held in memory. Its getters hand out the stored
@@ -97,9 +99,9 @@ func (s *memSnapshot) deepCopy() *memSnapshot {
 
 // Keep the helpers honest: the snapshot must hand out what it was given.
 func TestMemSnapshot(t *testing.T) {
-	svc := newService("ns", "svc", svcPort("", 80))
-	sl := newSlice("ns", "svc-1", "svc", "", 80)
-	unlabelled := newSlice("ns", "svc-2", "", "", 80)
+	svc := testobjects.NewService("ns", "svc", testobjects.ServicePort("", 80))
+	sl := testobjects.NewSlice("ns", "svc-1", "svc", "", 80)
+	unlabelled := testobjects.NewSlice("ns", "svc-2", "", "", 80)
 	snap := newMemSnapshot(svc, sl, unlabelled)
 	assert.Same(t, svc, snap.Service("ns", "svc"))
 	assert.Nil(t, snap.Service("other", "svc"))

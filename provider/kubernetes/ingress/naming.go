@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // resolve names the routers of one key: the key itself for a lone router,
@@ -27,9 +28,9 @@ func (a *assembly) resolve(out outputMaps, g *routerGroup) bool {
 	if len(g.members) == 1 && !reserved {
 		return a.addRouter(out, g, g.key, true, g.members[0])
 	}
-	slices.SortFunc(g.members, compareRouters)
+	slices.SortFunc(g.members, translate.CompareRouters)
 	for _, pr := range g.members {
-		if !a.addRouter(out, g, hashedRouterKey(g.key, pr.router.Rule), false, pr) {
+		if !a.addRouter(out, g, translate.HashedRouterKey(g.key, pr.Config.Rule), false, pr) {
 			return false
 		}
 	}
@@ -51,9 +52,9 @@ func (a *assembly) settle(out outputMaps) bool {
 // addRouter adds pr's router under name. A name already taken is reported
 // instead, or makes a patch give up (false). free says that no router has
 // the name (the caller just looked).
-func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free bool, pr *pendingRouter) bool {
+func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free bool, pr *translate.Router) bool {
 	if !free && out.router(name) != nil {
-		taken := &ObjectError{Kind: "Ingress", Namespace: pr.part.ing.Namespace, Name: pr.part.ing.Name, Field: pr.path.String(), Severity: SeverityError,
+		taken := &ObjectError{Kind: "Ingress", Namespace: pr.Part.Ingress.Namespace, Name: pr.Part.Ingress.Name, Field: pr.Path.String(), Severity: SeverityError,
 			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", excerpt.Text(name))}
 		switch {
 		case g.named(name): // by an older path of this group
@@ -66,7 +67,7 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 		}
 		return true
 	}
-	rt := pr.router
+	rt := pr.Config
 	if !out.settlesOrder() && a.rulePlaced[rt.Rule] > 0 {
 		// Another router has this rule: who keeps it is settled over all
 		// of them, in a full assembly.
@@ -85,18 +86,18 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 		if svcName == DefaultBackendName && out.service(svcName) != nil && !a.settle(out) {
 			return false
 		}
-		ref.service = pr.service
-	case ref.service != pr.service:
+		ref.service = pr.Service
+	case ref.service != pr.Service:
 		// Two Service ports whose names normalise to the same service name.
 		if !a.settle(out) {
 			return false
 		}
-		ref.service = pr.service
+		ref.service = pr.Service
 	}
 	ref.count++
 	a.svcRefs[svcName] = ref
 	out.setRouter(name, rt)
-	out.setService(svcName, pr.service)
+	out.setService(svcName, pr.Service)
 	g.placed = append(g.placed, placement{name: name, pr: pr})
 	a.rulePlaced[rt.Rule]++
 	return true

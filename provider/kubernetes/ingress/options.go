@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // Provider is the Kubernetes Ingress provider. Its exported fields are the
@@ -73,10 +74,10 @@ type Topology struct {
 
 // IP family choices.
 const (
-	IPFamilyPrimary = "primary"
-	IPFamilyIPv4    = "ipv4"
-	IPFamilyIPv6    = "ipv6"
-	IPFamilyAll     = "all"
+	IPFamilyPrimary = translate.IPFamilyPrimary
+	IPFamilyIPv4    = translate.IPFamilyIPv4
+	IPFamilyIPv6    = translate.IPFamilyIPv6
+	IPFamilyAll     = translate.IPFamilyAll
 )
 
 // LeaderElection configures the Lease that elects the status writer.

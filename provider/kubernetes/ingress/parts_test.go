@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // TestAddAndRemovePartsInBatches checks renderState's add and remove, which
@@ -19,26 +22,30 @@ import (
 func TestAddAndRemovePartsInBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	e := newRenderState(0)
-	port := func(svc, name string) portKey {
-		return portKey{svc: objectKey{"ns", svc}, port: netv1.ServiceBackendPort{Name: name}}
+	port := func(svc, name string) translate.PortKey {
+		return translate.PortKey{Service: translate.Key{Namespace: "ns", Name: svc}, Port: netv1.ServiceBackendPort{Name: name}}
 	}
 	entries := make([]*serviceEntry, 12)
 	for i := range entries {
 		entries[i] = &serviceEntry{key: port(fmt.Sprintf("svc-%d", i), "http")}
 	}
+	var env translate.IngressEnv
 	shared := &serviceEntry{key: port("shared", "http")}
 	newPart := func(n int) *ingressPart {
-		p := &ingressPart{key: objectKey{"ns", fmt.Sprintf("ing-%04d", n)}, createdSec: int64(rng.IntN(50))}
+		p := &ingressPart{}
+		// A part of an Ingress without rules: the part its creation time
+		// and key give, whose entries and Secrets the test chooses.
+		env.Translate(&p.Part, testobjects.NewIngress("ns", fmt.Sprintf("ing-%04d", n), testobjects.WithCreated(int64(rng.IntN(50)))), nil)
 		p.entries = append(p.entries, entries[rng.IntN(len(entries))])
 		if rng.IntN(2) == 0 {
 			p.entries = append(p.entries, shared)
 		}
 		if rng.IntN(4) == 0 {
 			// Two ports of one Service: the same key twice.
-			p.entries = append(p.entries, &serviceEntry{key: portKey{svc: p.entries[0].key.svc, port: netv1.ServiceBackendPort{Name: "https"}}})
+			p.entries = append(p.entries, &serviceEntry{key: translate.PortKey{Service: p.entries[0].key.Service, Port: netv1.ServiceBackendPort{Name: "https"}}})
 		}
 		if rng.IntN(3) == 0 {
-			p.secrets = []objectKey{{"ns", fmt.Sprintf("tls-%d", rng.IntN(3))}}
+			p.Secrets = []translate.Key{{Namespace: "ns", Name: fmt.Sprintf("tls-%d", rng.IntN(3))}}
 		}
 		return p
 	}
@@ -53,8 +60,8 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 		})
 		slices.SortFunc(want, compareParts)
 		require.Equal(t, want, e.served, "step %d: e.served", step)
-		users := func(keys func(*ingressPart) []objectKey) map[objectKey][]*ingressPart {
-			m := map[objectKey][]*ingressPart{}
+		users := func(keys func(*ingressPart) []translate.Key) map[translate.Key][]*ingressPart {
+			m := map[translate.Key][]*ingressPart{}
 			for _, p := range want {
 				for _, k := range keys(p) {
 					if !slices.Contains(m[k], p) {
@@ -64,20 +71,20 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 			}
 			return m
 		}
-		sortedUsers := func(m map[objectKey][]*ingressPart) map[objectKey][]*ingressPart {
-			out := map[objectKey][]*ingressPart{}
+		sortedUsers := func(m map[translate.Key][]*ingressPart) map[translate.Key][]*ingressPart {
+			out := map[translate.Key][]*ingressPart{}
 			for k, list := range m {
 				out[k] = slices.SortedFunc(slices.Values(list), compareParts)
 			}
 			return out
 		}
-		svcKeys := func(p *ingressPart) (out []objectKey) {
+		svcKeys := func(p *ingressPart) (out []translate.Key) {
 			for _, en := range p.entries {
-				out = append(out, en.key.svc)
+				out = append(out, en.key.Service)
 			}
 			return out
 		}
-		secKeys := func(p *ingressPart) []objectKey { return p.secrets }
+		secKeys := func(p *ingressPart) []translate.Key { return p.Secrets }
 		require.Equal(t, sortedUsers(users(svcKeys)), sortedUsers(e.svcUsers), "step %d: users of Services", step)
 		require.Equal(t, sortedUsers(users(secKeys)), sortedUsers(e.secUsers), "step %d: users of Secrets", step)
 	}
@@ -98,5 +105,5 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 		e.add(news)
 		check(step)
 	}
-	require.Greater(t, len(e.svcUsers[objectKey{"ns", "shared"}]), 4, "the shared Service has many users")
+	require.Greater(t, len(e.svcUsers[translate.Key{Namespace: "ns", Name: "shared"}]), 4, "the shared Service has many users")
 }

@@ -5,9 +5,11 @@ import (
 
 	"github.com/google/btree"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// planIndex keeps the plan of each watched Ingress (planIngress), made by
+// planIndex keeps the plan of each watched Ingress (translate.PlanIngress), made by
 // the Ingress handler when the Ingress arrives, with the options of the
 // renders that will read it: a render then neither decodes annotations
 // nor builds routers for an Ingress that did not change. The plans are
@@ -17,37 +19,37 @@ import (
 // Service from memory nearby rather than from all over the heap.
 type planIndex struct {
 	mu    sync.RWMutex
-	opts  planOptions
-	plans *btree.BTreeG[*ingressPlan]
+	opts  translate.PlanOptions
+	plans *btree.BTreeG[*translate.Plan]
 }
 
-func newPlanIndex(opts planOptions) *planIndex {
-	return &planIndex{opts: opts, plans: btree.NewG(32, func(a, b *ingressPlan) bool { return compareKeys(a.key, b.key) < 0 })}
+func newPlanIndex(opts translate.PlanOptions) *planIndex {
+	return &planIndex{opts: opts, plans: btree.NewG(32, func(a, b *translate.Plan) bool { return translate.CompareKeys(a.Key, b.Key) < 0 })}
 }
 
 // update files an Ingress event: old and new as the handler got them (nil,
 // or a tombstone for a delete).
 func (x *planIndex) update(old, new any) {
 	if ing := eventObject[*netv1.Ingress](new); ing != nil {
-		pl := planIngress(ing, x.opts, nil) // before the lock: renders read on
+		pl := translate.PlanIngress(ing, x.opts, nil) // before the lock: renders read on
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		x.plans.ReplaceOrInsert(pl)
 	} else if ing := eventObject[*netv1.Ingress](old); ing != nil {
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		x.plans.Delete(&ingressPlan{key: objectKey{ing.Namespace, ing.Name}})
+		x.plans.Delete(&translate.Plan{Key: translate.Key{Namespace: ing.Namespace, Name: ing.Name}})
 	}
 }
 
 // list returns the plans of the Ingresses for which keep is true, in key
 // order.
-func (x *planIndex) list(keep func(*netv1.Ingress) bool) []*ingressPlan {
+func (x *planIndex) list(keep func(*netv1.Ingress) bool) []*translate.Plan {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]*ingressPlan, 0, x.plans.Len())
-	x.plans.Ascend(func(pl *ingressPlan) bool {
-		if keep(pl.ing) {
+	out := make([]*translate.Plan, 0, x.plans.Len())
+	x.plans.Ascend(func(pl *translate.Plan) bool {
+		if keep(pl.Ingress) {
 			out = append(out, pl)
 		}
 		return true
@@ -56,10 +58,10 @@ func (x *planIndex) list(keep func(*netv1.Ingress) bool) []*ingressPlan {
 }
 
 // plan is the plan of ing, nil when the index has none of this very object.
-func (x *planIndex) plan(ing *netv1.Ingress) *ingressPlan {
+func (x *planIndex) plan(ing *netv1.Ingress) *translate.Plan {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if pl, ok := x.plans.Get(&ingressPlan{key: objectKey{ing.Namespace, ing.Name}}); ok && pl.ing == ing {
+	if pl, ok := x.plans.Get(&translate.Plan{Key: translate.Key{Namespace: ing.Namespace, Name: ing.Name}}); ok && pl.Ingress == ing {
 		return pl
 	}
 	return nil

@@ -2,12 +2,12 @@ package ingress
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // Renderer translates snapshots of one cluster again and again. It keeps
@@ -22,16 +22,14 @@ import (
 // A Renderer is not safe for concurrent use; Changes is.
 type Renderer struct {
 	opts     *Provider
-	planOpts planOptions
-	lbOpts   *lbOptions
+	planOpts translate.PlanOptions
+	lbOpts   *translate.LBOptions
 	// Memos of what annotations decoded into and of checked certificates,
 	// kept across renders.
-	routerSets  annotationMemo[*routerAnnotations]
-	serviceSets annotationMemo[*serviceAnnotations]
-	certs       certMemo
+	memos translate.Memos
 
-	loc       location
-	classes   classSet
+	loc       translate.Location
+	classes   translate.ClassSet
 	st        *renderState
 	asm       assembly
 	conf      *dynamic.Configuration
@@ -97,14 +95,14 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	if r.res == nil || set.full || !canLookUp {
 		return r.full(snap)
 	}
-	if set.nodes && r.loc.fromNode {
+	if set.nodes && r.loc.FromNode {
 		// The zone of this proxy may have changed, which every load
 		// balancer with zone hints depends on.
 		loc := locate(r.opts, snap)
-		if loc.node != r.loc.node || loc.zone != r.loc.zone {
+		if loc.Node != r.loc.Node || loc.Zone != r.loc.Zone {
 			return r.full(snap)
 		}
-		r.st.errsDirty = r.st.errsDirty || len(loc.errs) > 0 || len(r.loc.errs) > 0
+		r.st.errsDirty = r.st.errsDirty || len(loc.Errs) > 0 || len(r.loc.Errs) > 0
 		r.loc = loc
 	}
 	return r.incrementalOrFull(snap, getter, set)
@@ -131,15 +129,15 @@ func (r *Renderer) incrementalOrFull(snap Snapshot, getter ingressGetter, set ch
 func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
-	r.classes = readClasses(snap, r.opts.IngressClass)
+	r.classes = translate.ReadClasses(snap, r.opts.IngressClass)
 	ings, plans := ingressesByKey(snap)
 	prevEntries := r.st.entries
 	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prevEntries)
 	byKey := make([]*ingressPart, 0, len(ings))
 	for i, ing := range ings {
-		if r.classes.serves(ing) {
-			byKey = append(byKey, ps.tr.translatePlanned(ing, plans[i]))
+		if r.classes.Serves(ing) {
+			byKey = append(byKey, ps.translate(ing, plans[i]))
 		}
 	}
 	r.stats.Translated += len(byKey)
@@ -149,7 +147,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	}
 	prev := r.conf
 	r.conf = r.asm.full(r.st, byKey)
-	r.certs.prune(r.st.secUsers)
+	translate.PruneCertificates(&r.memos, r.st.secUsers)
 	r.ingresses = nil
 	return r.result(), prev == nil || !sameConfiguration(prev, r.conf)
 }
@@ -160,12 +158,12 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 // already, the order the informers allocated the objects in: reading the
 // Ingresses, their plans and their Services so is quicker. Another
 // snapshot's Ingresses are sorted here, and planned by the translation.
-func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*ingressPlan) {
+func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*translate.Plan) {
 	if pr, ok := snap.(planReader); ok {
 		if plans := pr.plans(); plans != nil {
 			ings := make([]*netv1.Ingress, len(plans))
 			for i, pl := range plans {
-				ings[i] = pl.ing
+				ings[i] = pl.Ingress
 			}
 			return ings, plans
 		}
@@ -177,94 +175,9 @@ func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*ingressPlan) {
 		}
 	}
 	slices.SortFunc(ings, func(a, b *netv1.Ingress) int {
-		return compareKeys(objectKey{a.Namespace, a.Name}, objectKey{b.Namespace, b.Name})
+		return translate.CompareKeys(translate.Key{Namespace: a.Namespace, Name: a.Name}, translate.Key{Namespace: b.Namespace, Name: b.Name})
 	})
-	return ings, make([]*ingressPlan, len(ings))
-}
-
-// pass is one render: the snapshot, where load balancers are built, the
-// translator, and the entries of the previous state whose load-balancer
-// pointers a new entry of the same port may keep.
-type pass struct {
-	r     *Renderer
-	snap  Snapshot
-	lbs   lbEnv
-	tr    translator
-	stale map[portKey]*serviceEntry
-}
-
-// serviceReader is the optional methods of a Snapshot that finds a
-// Service and its slices with one lookup, prepared and with the load
-// balancers the client's index memoised (lbMemo), and the options it
-// memoised them with.
-type serviceReader interface {
-	serviceObjects(key objectKey) *serviceObjects // nil when there is neither the Service nor a slice
-	lbOptions() *lbOptions
-}
-
-// planReader is the optional methods of a Snapshot that give the plan the
-// client made of an Ingress when it arrived (nil when it has none for
-// that object), and those of all its Ingresses in the order of their keys
-// (compareKeys): the Ingresses of the snapshot (Ingresses), each with its
-// plan (nil when it makes none).
-type planReader interface {
-	plan(ing *netv1.Ingress) *ingressPlan
-	plans() []*ingressPlan
-}
-
-func (r *Renderer) newPass(snap Snapshot, stale map[portKey]*serviceEntry) *pass {
-	ps := &pass{r: r, snap: snap, stale: stale}
-	ps.lbs = lbEnv{opts: r.lbOpts, node: r.loc.node, zone: r.loc.zone, nodes: snap.Nodes, serviceSets: &r.serviceSets}
-	if sr, ok := snap.(serviceReader); ok {
-		if o := sr.lbOptions(); o != nil && o.same(r.lbOpts) {
-			ps.lbs.memoOpts = o
-		}
-	}
-	ps.tr = translator{snap: snap, planOpts: r.planOpts, allowEmpty: r.opts.AllowEmptyServices,
-		routerSets: &r.routerSets, certs: &r.certs, entry: ps.entry}
-	if pr, ok := snap.(planReader); ok {
-		ps.tr.plans = pr
-	}
-	return ps
-}
-
-// entry returns the entry of a Service port in the state, building it on
-// first use with the service name name (key.serviceName(), which the plan
-// wrote already).
-func (ps *pass) entry(key portKey, name string) *serviceEntry {
-	if en := ps.r.st.entries[key]; en != nil {
-		return en
-	}
-	en := ps.newEntry(key, name)
-	ps.r.st.entries[key] = en
-	return en
-}
-
-// newEntry builds the entry of a Service port, named name, from the snapshot.
-func (ps *pass) newEntry(key portKey, name string) *serviceEntry {
-	en := &serviceEntry{key: key, name: name, objs: ps.objects(key.svc)}
-	en.lb = ps.lbs.build(en.objs, key)
-	// An unchanged load balancer keeps its pointer, so that the assembly
-	// sees at a glance that nothing changed.
-	if old := ps.stale[key]; old != nil && old.lb.service != en.lb.service && old.lb.service != nil && en.lb.service != nil && reflect.DeepEqual(old.lb.service, en.lb.service) {
-		en.lb.service = old.lb.service
-	}
-	return en
-}
-
-// objects are the Service and slices of key in the snapshot, nil when
-// there is no such Service.
-func (ps *pass) objects(key objectKey) *serviceObjects {
-	if sr, ok := ps.snap.(serviceReader); ok {
-		if o := sr.serviceObjects(key); o != nil && o.svc != nil {
-			return o
-		}
-		return nil
-	}
-	if svc := ps.snap.Service(key.namespace, key.name); svc != nil {
-		return &serviceObjects{svc: svc, slices: ps.snap.EndpointSlices(key.namespace, key.name)}
-	}
-	return nil
+	return ings, make([]*translate.Plan, len(ings))
 }
 
 // result gathers the Result of the current state.
@@ -273,14 +186,14 @@ func (r *Renderer) result() *Result {
 	if r.ingresses == nil {
 		r.ingresses = make([]*netv1.Ingress, len(r.st.served))
 		for i, p := range r.st.served {
-			r.ingresses[i] = p.ing
+			r.ingresses[i] = p.Ingress
 		}
 	}
 	r.res = &Result{
 		Configuration: r.conf,
 		Errors:        errs,
 		Ingresses:     r.ingresses,
-		NeedsNodes:    r.loc.fromNode || r.st.nodeEntries > 0,
+		NeedsNodes:    r.loc.FromNode || r.st.nodeEntries > 0,
 	}
 	return r.res
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 // richSnapshot exercises most of the translator: annotations, TLS, the
@@ -17,47 +18,47 @@ import (
 // router key conflicts and broken objects.
 func richSnapshot(t *testing.T) *memSnapshot {
 	t.Helper()
-	crt, key := selfSignedPEM(t)
-	nodePortSvc := newService("apps", "np", svcPort("web", 80))
+	crt, key := testobjects.SelfSignedPEM(t)
+	nodePortSvc := testobjects.NewService("apps", "np", testobjects.ServicePort("web", 80))
 	nodePortSvc.Spec.Type = corev1.ServiceTypeNodePort
 	nodePortSvc.Spec.Ports[0].NodePort = 30080
-	nodePortSvc.Annotations = map[string]string{ann("service.nodeportlb"): "true"}
+	nodePortSvc.Annotations = map[string]string{testobjects.Annotation("service.nodeportlb"): "true"}
 
-	stickySvc := newService("apps", "sticky", svcPort("http", 80), svcPort("https", 443))
+	stickySvc := testobjects.NewService("apps", "sticky", testobjects.ServicePort("http", 80), testobjects.ServicePort("https", 443))
 	stickySvc.Annotations = map[string]string{
-		ann("service.sticky.cookie.name"): "affinity",
-		ann("service.passhostheader"):     "false",
+		testobjects.Annotation("service.sticky.cookie.name"): "affinity",
+		testobjects.Annotation("service.passhostheader"):     "false",
 	}
-	nativeSvc := newService("apps", "native", svcPort("", 8080))
-	nativeSvc.Annotations = map[string]string{ann("service.nativelb"): "true"}
+	nativeSvc := testobjects.NewService("apps", "native", testobjects.ServicePort("", 8080))
+	nativeSvc.Annotations = map[string]string{testobjects.Annotation("service.nativelb"): "true"}
 
 	return newMemSnapshot(
-		newClass("traefik", ControllerName, true),
-		newClass("nginx", "k8s.io/ingress-nginx", false),
-		newIngress("apps", "main", withCreated(100),
-			withAnnotation(ann("router.entrypoints"), "web,websecure"),
-			withAnnotation(ann("router.middlewares"), "apps-auth@kubernetescrd"),
-			withAnnotation(ann("router.tls.domains.0.main"), "example.com"),
-			withAnnotation(ann("router.tls.domains.0.sans"), "a.example.com,b.example.com"),
-			withTLS("tls-good", "tls-missing", "tls-bad"),
-			withDefaultBackend("sticky", 80),
-			withPath("example.com", "/", "sticky", 0, "http"),
-			withPath("example.com", "/secure", "sticky", 443, ""),
-			withPath("*.example.com", "/np", "np", 80, ""),
-			withPath("", "/native", "native", 8080, ""),
-			withPath("example.com", "/missing", "nope", 80, ""),
+		testobjects.NewClass("traefik", ControllerName, true),
+		testobjects.NewClass("nginx", "k8s.io/ingress-nginx", false),
+		testobjects.NewIngress("apps", "main", testobjects.WithCreated(100),
+			testobjects.WithAnnotation(testobjects.Annotation("router.entrypoints"), "web,websecure"),
+			testobjects.WithAnnotation(testobjects.Annotation("router.middlewares"), "apps-auth@kubernetescrd"),
+			testobjects.WithAnnotation(testobjects.Annotation("router.tls.domains.0.main"), "example.com"),
+			testobjects.WithAnnotation(testobjects.Annotation("router.tls.domains.0.sans"), "a.example.com,b.example.com"),
+			testobjects.WithTLS("tls-good", "tls-missing", "tls-bad"),
+			testobjects.WithDefaultBackend("sticky", 80),
+			testobjects.WithPath("example.com", "/", "sticky", 0, "http"),
+			testobjects.WithPath("example.com", "/secure", "sticky", 443, ""),
+			testobjects.WithPath("*.example.com", "/np", "np", 80, ""),
+			testobjects.WithPath("", "/native", "native", 8080, ""),
+			testobjects.WithPath("example.com", "/missing", "nope", 80, ""),
 		),
 		// Same router key as apps/main's "example.com" "/" path: apps-main-example-com.
-		newIngress("apps", "main-example.com", withCreated(200), withPath("", "/", "sticky", 80, "")),
-		newIngress("apps", "late-default", withCreated(300), withDefaultBackend("native", 8080)),
-		newIngress("apps", "bad-annotation", withCreated(50), withAnnotation(ann("router.priority"), "high"),
-			withPath("bad.example.com", "/", "sticky", 80, "")),
-		newIngress("other", "not-ours", withClassName("nginx"), withPath("nginx.example.com", "/", "x", 80, "")),
+		testobjects.NewIngress("apps", "main-example.com", testobjects.WithCreated(200), testobjects.WithPath("", "/", "sticky", 80, "")),
+		testobjects.NewIngress("apps", "late-default", testobjects.WithCreated(300), testobjects.WithDefaultBackend("native", 8080)),
+		testobjects.NewIngress("apps", "bad-annotation", testobjects.WithCreated(50), testobjects.WithAnnotation(testobjects.Annotation("router.priority"), "high"),
+			testobjects.WithPath("bad.example.com", "/", "sticky", 80, "")),
+		testobjects.NewIngress("other", "not-ours", testobjects.WithClassName("nginx"), testobjects.WithPath("nginx.example.com", "/", "x", 80, "")),
 		stickySvc, nodePortSvc, nativeSvc,
-		newSlice("apps", "sticky-a", "sticky", "http", 8080,
-			endpoint("10.0.1.2", ready), endpoint("10.0.1.1", ready), endpoint("10.0.1.3", servingTerminating), endpoint("10.0.1.4", notReady)),
-		newSlice("apps", "sticky-b", "sticky", "http", 8080, endpoint("10.0.1.1", servingTerminating), endpoint("10.0.1.5", ready)),
-		newSlice("apps", "sticky-https", "sticky", "https", 8443, endpoint("10.0.1.1", ready)),
+		testobjects.NewSlice("apps", "sticky-a", "sticky", "http", 8080,
+			testobjects.Endpoint("10.0.1.2", testobjects.Ready), testobjects.Endpoint("10.0.1.1", testobjects.Ready), testobjects.Endpoint("10.0.1.3", testobjects.ServingTerminating), testobjects.Endpoint("10.0.1.4", testobjects.NotReady)),
+		testobjects.NewSlice("apps", "sticky-b", "sticky", "http", 8080, testobjects.Endpoint("10.0.1.1", testobjects.ServingTerminating), testobjects.Endpoint("10.0.1.5", testobjects.Ready)),
+		testobjects.NewSlice("apps", "sticky-https", "sticky", "https", 8443, testobjects.Endpoint("10.0.1.1", testobjects.Ready)),
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}, Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
 			{Type: corev1.NodeInternalIP, Address: "192.168.0.2"}, {Type: corev1.NodeHostName, Address: "n2"}}}},
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
@@ -72,7 +73,7 @@ func richSnapshot(t *testing.T) *memSnapshot {
 func TestTranslateRichSnapshotSanity(t *testing.T) {
 	// The other tests on richSnapshot are only meaningful if it actually
 	// produces routers, services, certificates and errors.
-	res := translate(t, richSnapshot(t), nil)
+	res := translateOnce(t, richSnapshot(t), nil)
 	conf := res.Configuration
 	var routers []string
 	for k := range conf.HTTP.Routers {

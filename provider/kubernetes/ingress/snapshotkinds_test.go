@@ -67,11 +67,11 @@ func TestSnapshotKindsAgree(t *testing.T) {
 		for _, ing := range snap.Ingresses() {
 			pl := snap.(planReader).plan(ing)
 			require.NotNil(t, pl, "the plan of %s/%s", ing.Namespace, ing.Name)
-			require.Same(t, pl.paths[0].router, res.Configuration.HTTP.Routers[pl.paths[0].key])
-			key := pl.paths[0].backend
-			o := snap.(serviceReader).serviceObjects(key.svc)
-			require.NotNil(t, o.memo)
-			require.Same(t, o.memo.ports[0].service, res.Configuration.HTTP.Services[key.serviceName()])
+			routerKey, key, router := pl.Path(0)
+			require.Same(t, router, res.Configuration.HTTP.Routers[routerKey])
+			o := snap.(serviceReader).serviceObjects(key.Service)
+			require.NotNil(t, o.Memo)
+			require.Same(t, o.Memo.Port(0).Service, res.Configuration.HTTP.Services[key.ServiceName()])
 		}
 	})
 }
@@ -112,7 +112,7 @@ func TestTranslationPanicSkipsTheIngress(t *testing.T) {
 	require.Equal(t, "Ingress "+clustergen.Namespace+"/"+broken+": translation failed: lookup of "+broken+" failed (a bug in sliceway; the Ingress is skipped)", oe.Error())
 	var tp *TranslationPanic
 	require.ErrorAs(t, oe, &tp)
-	require.Contains(t, string(tp.Stack), "(*translator).complete", "where it happened")
+	require.Contains(t, string(tp.Stack), "(*IngressEnv).complete", "where it happened")
 
 	// Once the lookup works, the Ingress is served again (its part kept
 	// no routers, and is translated when it changes).

@@ -2,18 +2,32 @@ package ingress
 
 import (
 	"slices"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // serviceEntry is the load balancer of one Service port in a render
 // state, shared by the Ingress paths that name it, with the objects it
 // was built from and how many parts use it.
 type serviceEntry struct {
-	key   portKey
-	name  string          // the service's name in the configuration
-	objs  *serviceObjects // nil when there is no such Service
-	lb    loadBalancer
+	key   translate.PortKey
+	name  string                    // the service's name in the configuration
+	objs  *translate.ServiceObjects // nil when there is no such Service
+	lb    translate.LoadBalancer
 	users int32 // the parts that use it
 }
+
+// ingressPart is the part of one served Ingress in a render state: what
+// translation built, and the entries of the Service ports it asked for,
+// each once, which the state and incremental renders follow.
+type ingressPart struct {
+	translate.Part
+	entries  []*serviceEntry
+	entryBuf [1]*serviceEntry // room for the one entry of most Ingresses
+}
+
+// compareParts orders parts as translate.CompareParts does.
+func compareParts(a, b *ingressPart) int { return translate.CompareParts(&a.Part, &b.Part) }
 
 // renderState is what the last render left: the part of each served
 // Ingress, the entries of the Service ports in use, and who uses what, so
@@ -24,11 +38,11 @@ type serviceEntry struct {
 // errParts, errEntries and dbParts hold the parts and entries in use with
 // problems, and the parts with a default backend.
 type renderState struct {
-	parts       map[objectKey]*ingressPart
+	parts       map[translate.Key]*ingressPart
 	served      []*ingressPart
-	entries     map[portKey]*serviceEntry
-	svcUsers    map[objectKey][]*ingressPart
-	secUsers    map[objectKey][]*ingressPart
+	entries     map[translate.PortKey]*serviceEntry
+	svcUsers    map[translate.Key][]*ingressPart
+	secUsers    map[translate.Key][]*ingressPart
 	errParts    map[*ingressPart]struct{}
 	errEntries  map[*serviceEntry]struct{}
 	dbParts     map[*ingressPart]struct{}
@@ -39,10 +53,10 @@ type renderState struct {
 
 func newRenderState(size int) *renderState {
 	return &renderState{
-		parts:      make(map[objectKey]*ingressPart, size),
-		entries:    make(map[portKey]*serviceEntry, size),
-		svcUsers:   make(map[objectKey][]*ingressPart, size),
-		secUsers:   map[objectKey][]*ingressPart{},
+		parts:      make(map[translate.Key]*ingressPart, size),
+		entries:    make(map[translate.PortKey]*serviceEntry, size),
+		svcUsers:   make(map[translate.Key][]*ingressPart, size),
+		secUsers:   map[translate.Key][]*ingressPart{},
 		errParts:   map[*ingressPart]struct{}{},
 		errEntries: map[*serviceEntry]struct{}{},
 		dbParts:    map[*ingressPart]struct{}{},
@@ -74,28 +88,28 @@ func (s *renderState) add(news []*ingressPart) {
 
 // record records what p depends on and what of it is reported.
 func (s *renderState) record(p *ingressPart) {
-	s.parts[p.key] = p
+	s.parts[p.Key] = p
 	for _, en := range p.entries {
 		en.users++
 		if en.users == 1 {
-			if en.lb.nodes {
+			if en.lb.Nodes {
 				s.nodeEntries++
 			}
-			if len(en.lb.errs) > 0 {
+			if len(en.lb.Errs) > 0 {
 				s.errEntries[en] = struct{}{}
 				s.errsDirty = true
 			}
 		}
-		addUser(s.svcUsers, en.key.svc, p)
+		addUser(s.svcUsers, en.key.Service, p)
 	}
-	for _, key := range p.secrets {
+	for _, key := range p.Secrets {
 		addUser(s.secUsers, key, p)
 	}
-	if len(p.errs) > 0 {
+	if len(p.Errs) > 0 {
 		s.errParts[p] = struct{}{}
 		s.errsDirty = true
 	}
-	if p.defaultBackend != nil {
+	if p.Default != nil {
 		s.dbParts[p] = struct{}{}
 	}
 }
@@ -131,28 +145,28 @@ func (s *renderState) remove(olds []*ingressPart) {
 		clear(s.served[w:])
 		s.served = s.served[:w]
 	}
-	svcKeys, secKeys := map[objectKey][]*ingressPart{}, map[objectKey][]*ingressPart{}
+	svcKeys, secKeys := map[translate.Key][]*ingressPart{}, map[translate.Key][]*ingressPart{}
 	for _, p := range olds {
-		delete(s.parts, p.key)
+		delete(s.parts, p.Key)
 		for _, en := range p.entries {
 			if en.users--; en.users == 0 {
-				if en.lb.nodes {
+				if en.lb.Nodes {
 					s.nodeEntries--
 				}
-				if len(en.lb.errs) > 0 {
+				if len(en.lb.Errs) > 0 {
 					delete(s.errEntries, en)
 					s.errsDirty = true
 				}
 				s.zeroed = append(s.zeroed, en)
 			}
-			if list := svcKeys[en.key.svc]; len(list) == 0 || list[len(list)-1] != p {
-				svcKeys[en.key.svc] = append(list, p)
+			if list := svcKeys[en.key.Service]; len(list) == 0 || list[len(list)-1] != p {
+				svcKeys[en.key.Service] = append(list, p)
 			}
 		}
-		for _, key := range p.secrets {
+		for _, key := range p.Secrets {
 			secKeys[key] = append(secKeys[key], p)
 		}
-		if len(p.errs) > 0 {
+		if len(p.Errs) > 0 {
 			delete(s.errParts, p)
 			s.errsDirty = true
 		}
@@ -180,7 +194,7 @@ func (s *renderState) sweep() {
 // keys in a row (record), so that p is already among the users of key only
 // when it was the last added: a Service shared by thousands of Ingresses
 // costs no search of its users.
-func addUser(users map[objectKey][]*ingressPart, key objectKey, p *ingressPart) {
+func addUser(users map[translate.Key][]*ingressPart, key translate.Key, p *ingressPart) {
 	list := users[key]
 	if n := len(list); n > 0 && list[n-1] == p {
 		return // another port of the same Service
@@ -191,7 +205,7 @@ func addUser(users map[objectKey][]*ingressPart, key objectKey, p *ingressPart) 
 // removeUsers takes parts, which are in gone, out of the users of key. A
 // few are found one by one; more are filtered out in one pass, so that
 // taking all the users of a shared Service out is linear, not quadratic.
-func removeUsers(users map[objectKey][]*ingressPart, key objectKey, gone map[*ingressPart]struct{}, parts []*ingressPart) {
+func removeUsers(users map[translate.Key][]*ingressPart, key translate.Key, gone map[*ingressPart]struct{}, parts []*ingressPart) {
 	list := users[key]
 	if len(parts) <= 4 {
 		for _, p := range parts {
@@ -213,5 +227,5 @@ func removeUsers(users map[objectKey][]*ingressPart, key objectKey, gone map[*in
 
 // byKey is the served parts in the order of their keys.
 func (s *renderState) byKey() []*ingressPart {
-	return slices.SortedFunc(slices.Values(s.served), func(a, b *ingressPart) int { return compareKeys(a.key, b.key) })
+	return slices.SortedFunc(slices.Values(s.served), func(a, b *ingressPart) int { return translate.CompareKeys(a.Key, b.Key) })
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sliceway/sliceway/internal/clustergen"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {
@@ -30,19 +31,19 @@ func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {
 
 // sliceNames are the names of the slices of o, which must each have their
 // prepared form beside them.
-func sliceNames(o *serviceObjects) []string {
+func sliceNames(o *translate.ServiceObjects) []string {
 	if o == nil {
 		return nil
 	}
 	var names []string
-	for i, s := range o.slices {
+	for i, s := range o.Slices {
 		names = append(names, s.Name)
-		if i >= len(o.prepared) || o.prepared[i].Slice() != s {
+		if i >= len(o.Prepared) || o.Prepared[i].Slice() != s {
 			panic(fmt.Sprintf("slice %s has not its prepared form beside it", s.Name))
 		}
 	}
-	if len(o.prepared) != len(o.slices) {
-		panic(fmt.Sprintf("%d prepared forms for %d slices", len(o.prepared), len(o.slices)))
+	if len(o.Prepared) != len(o.Slices) {
+		panic(fmt.Sprintf("%d prepared forms for %d slices", len(o.Prepared), len(o.Slices)))
 	}
 	return names
 }
@@ -51,9 +52,9 @@ func TestServiceIndex(t *testing.T) {
 	x := newServiceIndex(nil)
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
 	x.service(nil, svc)
-	require.Same(t, svc, x.get(objectKey{"apps", "web"}).svc)
-	assert.Nil(t, x.get(objectKey{"apps", "api"}), "another name")
-	assert.Nil(t, x.get(objectKey{"other", "web"}), "another namespace")
+	require.Same(t, svc, x.get(translate.Key{Namespace: "apps", Name: "web"}).Service)
+	assert.Nil(t, x.get(translate.Key{Namespace: "apps", Name: "api"}), "another name")
+	assert.Nil(t, x.get(translate.Key{Namespace: "other", Name: "web"}), "another namespace")
 
 	// Slices come in any order and are kept by name.
 	c, a, b := indexedSlice("apps", "web-c", "web"), indexedSlice("apps", "web-a", "web"), indexedSlice("apps", "web-b", "web")
@@ -62,47 +63,47 @@ func TestServiceIndex(t *testing.T) {
 	x.slice(nil, b)
 	x.slice(nil, indexedSlice("apps", "unlabelled", ""))
 	x.slice(nil, indexedSlice("other", "web-a", "web"))
-	assert.Equal(t, []string{"web-a", "web-b", "web-c"}, sliceNames(x.get(objectKey{"apps", "web"})))
-	assert.Equal(t, []string{"web-a"}, sliceNames(x.get(objectKey{"other", "web"})), "a slice of the same name in another namespace")
+	assert.Equal(t, []string{"web-a", "web-b", "web-c"}, sliceNames(x.get(translate.Key{Namespace: "apps", Name: "web"})))
+	assert.Equal(t, []string{"web-a"}, sliceNames(x.get(translate.Key{Namespace: "other", Name: "web"})), "a slice of the same name in another namespace")
 
 	// An update replaces the slice; a list handed out before stays as it was.
-	before := x.get(objectKey{"apps", "web"}).slices
+	before := x.get(translate.Key{Namespace: "apps", Name: "web"}).Slices
 	b2 := indexedSlice("apps", "web-b", "web")
 	x.slice(b, b2)
-	got := x.get(objectKey{"apps", "web"}).slices
+	got := x.get(translate.Key{Namespace: "apps", Name: "web"}).Slices
 	assert.Same(t, b2, got[1])
 	assert.Same(t, b, before[1], "the earlier list was modified")
 
 	// A resync (the same object again) changes nothing, and prepares nothing again.
-	prepared := x.get(objectKey{"apps", "web"}).prepared
+	prepared := x.get(translate.Key{Namespace: "apps", Name: "web"}).Prepared
 	x.slice(b2, b2)
-	assert.Equal(t, prepared, x.get(objectKey{"apps", "web"}).prepared)
-	assert.Same(t, prepared[1], x.get(objectKey{"apps", "web"}).prepared[1])
+	assert.Equal(t, prepared, x.get(translate.Key{Namespace: "apps", Name: "web"}).Prepared)
+	assert.Same(t, prepared[1], x.get(translate.Key{Namespace: "apps", Name: "web"}).Prepared[1])
 
 	// A relabelled slice moves to its new Service.
 	moved := indexedSlice("apps", "web-c", "api")
 	x.slice(c, moved)
-	assert.Equal(t, []string{"web-a", "web-b"}, sliceNames(x.get(objectKey{"apps", "web"})))
-	assert.Equal(t, []string{"web-c"}, sliceNames(x.get(objectKey{"apps", "api"})))
-	assert.Nil(t, x.get(objectKey{"apps", "api"}).svc, "slices without their Service yet")
+	assert.Equal(t, []string{"web-a", "web-b"}, sliceNames(x.get(translate.Key{Namespace: "apps", Name: "web"})))
+	assert.Equal(t, []string{"web-c"}, sliceNames(x.get(translate.Key{Namespace: "apps", Name: "api"})))
+	assert.Nil(t, x.get(translate.Key{Namespace: "apps", Name: "api"}).Service, "slices without their Service yet")
 
 	// Deletes, also through a tombstone.
 	x.slice(cache.DeletedFinalStateUnknown{Key: "apps/web-c", Obj: moved}, nil)
-	assert.Nil(t, x.get(objectKey{"apps", "api"}), "nothing left of api")
+	assert.Nil(t, x.get(translate.Key{Namespace: "apps", Name: "api"}), "nothing left of api")
 	x.slice(a, nil)
 	x.service(cache.DeletedFinalStateUnknown{Key: "apps/web", Obj: svc}, nil)
-	o := x.get(objectKey{"apps", "web"})
+	o := x.get(translate.Key{Namespace: "apps", Name: "web"})
 	require.NotNil(t, o, "its slice is still there")
-	assert.Nil(t, o.svc)
+	assert.Nil(t, o.Service)
 	assert.Equal(t, []string{"web-b"}, sliceNames(o))
 	x.slice(b2, nil)
-	assert.Nil(t, x.get(objectKey{"apps", "web"}))
+	assert.Nil(t, x.get(translate.Key{Namespace: "apps", Name: "web"}))
 	assert.Len(t, x.m, 1, "only other/web is left")
 
 	// A tombstone without an object, or another kind, changes nothing.
 	x.slice(cache.DeletedFinalStateUnknown{Key: "other/web-a"}, nil)
 	x.service(nil, "not a service")
-	assert.Equal(t, []string{"web-a"}, sliceNames(x.get(objectKey{"other", "web"})))
+	assert.Equal(t, []string{"web-a"}, sliceNames(x.get(translate.Key{Namespace: "other", Name: "web"})))
 }
 
 // checkIndex fails the test unless the client's Service index holds what
@@ -113,22 +114,22 @@ func TestServiceIndex(t *testing.T) {
 // index both, so they cannot tell.
 func checkIndex(t *testing.T, c *Client) {
 	t.Helper()
-	want := map[objectKey]*serviceObjects{}
-	at := func(key objectKey) *serviceObjects {
+	want := map[translate.Key]*translate.ServiceObjects{}
+	at := func(key translate.Key) *translate.ServiceObjects {
 		if want[key] == nil {
-			want[key] = &serviceObjects{}
+			want[key] = &translate.ServiceObjects{}
 		}
 		return want[key]
 	}
 	for _, ns := range c.spaces {
 		for _, o := range ns.factory.Core().V1().Services().Informer().GetStore().List() {
 			svc := o.(*corev1.Service)
-			at(objectKey{svc.Namespace, svc.Name}).svc = svc
+			at(translate.Key{Namespace: svc.Namespace, Name: svc.Name}).Service = svc
 		}
 		for _, o := range ns.factory.Discovery().V1().EndpointSlices().Informer().GetStore().List() {
 			s := o.(*discoveryv1.EndpointSlice)
 			if key, ok := sliceService(s); ok {
-				at(key).slices = append(at(key).slices, s)
+				at(key).Slices = append(at(key).Slices, s)
 			}
 		}
 	}
@@ -139,14 +140,14 @@ func checkIndex(t *testing.T, c *Client) {
 	for key, w := range want {
 		got := c.index.m[key]
 		require.NotNil(t, got, "%v is not in the index", key)
-		require.Same(t, w.svc, got.svc, "the Service %v", key)
-		require.ElementsMatch(t, w.slices, got.slices, "the slices of %v", key)
-		require.True(t, slices.IsSortedFunc(got.slices, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) }), "the slices of %v by name", key)
+		require.Same(t, w.Service, got.Service, "the Service %v", key)
+		require.ElementsMatch(t, w.Slices, got.Slices, "the slices of %v", key)
+		require.True(t, slices.IsSortedFunc(got.Slices, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) }), "the slices of %v by name", key)
 		require.NotPanics(t, func() { sliceNames(got) }, "the prepared slices of %v", key)
 		if c.index.lbs != nil {
-			require.Equal(t, c.index.memoise(got, nil), got.memo, "the load balancers built for %v", key)
+			require.Equal(t, c.index.lbs.Memoise(got, nil), got.Memo, "the load balancers built for %v", key)
 		} else {
-			require.Nil(t, got.memo, "load balancers built for %v without options", key)
+			require.Nil(t, got.Memo, "load balancers built for %v without options", key)
 		}
 	}
 }
@@ -176,15 +177,15 @@ func TestRenderTakesPreparedURLs(t *testing.T) {
 
 			shared, want := 0, 0
 			for i := range 40 {
-				o := client.index.get(objectKey{clustergen.Namespace, clustergen.Name(i)})
+				o := client.index.get(translate.Key{Namespace: clustergen.Namespace, Name: clustergen.Name(i)})
 				require.NotNil(t, o)
-				port := o.svc.Spec.Ports[0]
-				svc := res.Configuration.HTTP.Services[serviceKey(o.svc.Namespace, o.svc.Name, port.Name)]
-				require.NotNil(t, svc, "the load balancer of %s", o.svc.Name)
+				port := o.Service.Spec.Ports[0]
+				svc := res.Configuration.HTTP.Services[serviceName(o.Service.Namespace, o.Service.Name, port.Name)]
+				require.NotNil(t, svc, "the load balancer of %s", o.Service.Name)
 				if port.Port != 443 {
 					want += len(svc.LoadBalancer.Servers)
 				}
-				backends, _ := endpoints.AppendSelectPrepared(nil, o.prepared, port.Name, endpoints.Options{AddressTypes: selection{}.addressTypes(o.svc)})
+				backends, _ := endpoints.AppendSelectPrepared(nil, o.Prepared, port.Name, endpoints.Options{AddressTypes: translate.Selection{}.AddressTypes(o.Service)})
 				require.Len(t, svc.LoadBalancer.Servers, len(backends))
 				for j, b := range backends {
 					got := svc.LoadBalancer.Servers[j].URL
@@ -219,7 +220,7 @@ func checkPlans(t *testing.T, c *Client) {
 			}
 			pl := c.plans.plan(ing)
 			require.NotNil(t, pl, "no plan of %s/%s", ing.Namespace, ing.Name)
-			require.Equal(t, planIngress(ing, c.plans.opts, nil), pl, "the plan of %s/%s", ing.Namespace, ing.Name)
+			require.Equal(t, translate.PlanIngress(ing, c.plans.opts, nil), pl, "the plan of %s/%s", ing.Namespace, ing.Name)
 		}
 	}
 	require.Len(t, listerSnapshot{c}.Ingresses(), n, "Ingresses in the snapshot")
@@ -312,25 +313,25 @@ func TestIndexBuildsLoadBalancers(t *testing.T) {
 			shared := 0
 			for i := range 60 {
 				name := clustergen.Name(i)
-				o := client.index.get(objectKey{clustergen.Namespace, name})
-				require.NotNil(t, o.memo, name)
-				port := len(o.svc.Spec.Ports) - 1
-				key := serviceKey(o.svc.Namespace, name, o.svc.Spec.Ports[port].Name)
+				o := client.index.get(translate.Key{Namespace: clustergen.Namespace, Name: name})
+				require.NotNil(t, o.Memo, name)
+				port := len(o.Service.Spec.Ports) - 1
+				key := serviceName(o.Service.Namespace, name, o.Service.Spec.Ports[port].Name)
 				if name == byNumber {
-					key = serviceKey(o.svc.Namespace, name, "80")
+					key = serviceName(o.Service.Namespace, name, "80")
 				}
 				service := got.Configuration.HTTP.Services[key]
 				if name == udpFirst {
 					require.Nil(t, service, "the Ingress names the UDP port")
-					require.Nil(t, o.memo.ports[0], "no load balancer for the UDP port")
+					require.Nil(t, o.Memo.Port(0), "no load balancer for the UDP port")
 					require.True(t, slices.ContainsFunc(got.Errors, func(e *ObjectError) bool { return strings.Contains(e.Error(), "is UDP, not TCP") }))
 					continue
 				}
 				require.NotNil(t, service, name)
 				require.NotEmpty(t, service.LoadBalancer.Servers, name)
-				lb := o.memo.ports[port]
+				lb := o.Memo.Port(port)
 				require.NotNil(t, lb, name)
-				if service == lb.service {
+				if service == lb.Service {
 					shared++
 					require.False(t, tc.none || slices.Contains(tc.notShared, name), "%s takes the index's load balancer", name)
 				} else {
@@ -346,7 +347,7 @@ func TestIndexBuildsLoadBalancers(t *testing.T) {
 			snap := client.Snapshot()
 			for _, ing := range snap.Ingresses() {
 				pl := snap.(planReader).plan(ing)
-				if rt := pl.paths[0].router; got.Configuration.HTTP.Routers[pl.paths[0].key] == rt {
+				if key, _, rt := pl.Path(0); got.Configuration.HTTP.Routers[key] == rt {
 					planned++
 				}
 			}
@@ -370,28 +371,28 @@ func BenchmarkIndexBuildsLoadBalancers(b *testing.B) {
 }
 
 func benchIndexBuilds(b *testing.B, name string) {
-	o := &serviceObjects{}
+	o := &translate.ServiceObjects{}
 	for _, obj := range clustergen.Cluster(2, 20) {
 		switch obj := obj.(type) {
 		case *corev1.Service:
 			if obj.Name == name {
-				o.svc = obj
+				o.Service = obj
 			}
 		case *discoveryv1.EndpointSlice:
 			if obj.Labels[discoveryv1.LabelServiceName] == name {
-				o.slices = append(o.slices, obj)
-				o.prepared = append(o.prepared, endpoints.Prepare(obj, preparedScheme))
+				o.Slices = append(o.Slices, obj)
+				o.Prepared = append(o.Prepared, endpoints.Prepare(obj, preparedScheme))
 			}
 		}
 	}
 	x := newServiceIndex(newLBOptions(benchOptions()))
-	m := x.memoise(o, nil)
-	if o.svc == nil || m == nil || len(m.ports) != 1 || m.ports[0] == nil || len(m.ports[0].service.LoadBalancer.Servers) == 0 {
-		b.Fatalf("nothing built: %d slices", len(o.slices))
+	m := x.lbs.Memoise(o, nil)
+	if o.Service == nil || m == nil || m.Port(0) == nil || m.Port(1) != nil || len(m.Port(0).Service.LoadBalancer.Servers) == 0 {
+		b.Fatalf("nothing built: %d slices", len(o.Slices))
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		x.memoise(o, m)
+		x.lbs.Memoise(o, m)
 	}
-	b.ReportMetric(float64(len(o.slices)), "slices")
+	b.ReportMetric(float64(len(o.Slices)), "slices")
 }

@@ -7,17 +7,18 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // rulePlacement is a router of the configuration and the path it came from.
 type rulePlacement struct {
 	g    *routerGroup
 	name string
-	pr   *pendingRouter
+	pr   *translate.Router
 }
 
 // settleTies keeps, among routers of different keys that have one rule,
-// the router of the oldest path (the order of compareRouters), and leaves
+// the router of the oldest path (the order of translate.CompareRouters), and leaves
 // out each younger one that Traefik could not tell from a kept one: the
 // same priority, both TLS or neither, an entry point in common (none named
 // is all of them). Traefik tries routers of one priority in the order of
@@ -37,7 +38,7 @@ func (a *assembly) settleTies(out outputMaps) {
 	}
 	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
 		list := byRule[rule]
-		slices.SortFunc(list, func(a, b rulePlacement) int { return compareRouters(a.pr, b.pr) })
+		slices.SortFunc(list, func(a, b rulePlacement) int { return translate.CompareRouters(a.pr, b.pr) })
 		var kept []rulePlacement
 		for _, c := range list {
 			i := slices.IndexFunc(kept, func(k rulePlacement) bool { return sameRequests(out.router(k.name), out.router(c.name)) })
@@ -48,10 +49,10 @@ func (a *assembly) settleTies(out outputMaps) {
 			winner := kept[i]
 			a.unplace(out, c.name)
 			c.g.placed = slices.DeleteFunc(c.g.placed, func(pl placement) bool { return pl.name == c.name })
-			ing := c.pr.part.ing
-			a.tieErrs = append(a.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.path.String(), Severity: SeverityError,
+			ing := c.pr.Part.Ingress
+			a.tieErrs = append(a.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.Path.String(), Severity: SeverityError,
 				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
-					winner.pr.part.ing.Namespace, winner.pr.part.ing.Name, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))})
+					winner.pr.Part.Ingress.Namespace, winner.pr.Part.Ingress.Name, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))})
 		}
 	}
 	a.dirty = true

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 func TestTranslateDoesNotMutateInput(t *testing.T) {
@@ -19,7 +21,7 @@ func TestTranslateDoesNotMutateInput(t *testing.T) {
 	opts.SetDefaults()
 	optsBefore := mustJSON(t, opts) // the options a user sets; the provider's own caches may change
 
-	res := translate(t, snap, opts)
+	res := translateOnce(t, snap, opts)
 	require.NotEmpty(t, res.Configuration.HTTP.Routers)
 
 	assert.True(t, reflect.DeepEqual(before, snap), "Translate changed its snapshot")
@@ -53,7 +55,7 @@ func TestTranslateDoesNotMutateInput(t *testing.T) {
 		}
 	}
 	assert.True(t, reflect.DeepEqual(before, snap), "changing the output changed the snapshot")
-	again := translate(t, snap, opts)
+	again := translateOnce(t, snap, opts)
 	assert.NotContains(t, mustJSON(t, again.Configuration), "changed", "changing one output changed the next one")
 }
 
@@ -70,12 +72,12 @@ func TestTranslateIsDeterministic(t *testing.T) {
 			opts := &Provider{StrictPrefixMatching: strict}
 			opts.SetDefaults()
 			snap := richSnapshot(t)
-			first := translate(t, snap, opts)
+			first := translateOnce(t, snap, opts)
 			wantConf := mustJSON(t, first.Configuration)
 			wantErrs := errorStrings(first.Errors)
 			require.NotEmpty(t, wantErrs)
 
-			again := translate(t, snap, opts)
+			again := translateOnce(t, snap, opts)
 			assert.Equal(t, wantConf, mustJSON(t, again.Configuration), "same snapshot, different output")
 			assert.Equal(t, wantErrs, errorStrings(again.Errors))
 
@@ -94,7 +96,7 @@ func TestTranslateIsDeterministic(t *testing.T) {
 				for _, list := range shuffled.slices {
 					rng.Shuffle(len(list), func(a, b int) { list[a], list[b] = list[b], list[a] })
 				}
-				res := translate(t, shuffled, opts)
+				res := translateOnce(t, shuffled, opts)
 				require.Equal(t, wantConf, mustJSON(t, res.Configuration), "shuffle %d", i)
 				require.Equal(t, wantErrs, errorStrings(res.Errors), "shuffle %d", i)
 			}
@@ -106,17 +108,17 @@ func TestTranslateIsDeterministic(t *testing.T) {
 // second are ordered by namespace and name, whatever the listing order:
 // the older-looking one keeps the default backend and the contested router.
 func TestTranslateSameCreationTime(t *testing.T) {
-	objs := backend("ns", "a", "10.0.0.1")
-	objs = append(objs, backend("ns", "b", "10.0.0.2")...)
+	objs := testobjects.Backend("ns", "a", "10.0.0.1")
+	objs = append(objs, testobjects.Backend("ns", "b", "10.0.0.2")...)
 	objs = append(objs,
-		newIngress("ns", "x", withCreated(10), withDefaultBackend("b", 80)),
-		newIngress("ns", "w", withCreated(10), withDefaultBackend("a", 80)),
+		testobjects.NewIngress("ns", "x", testobjects.WithCreated(10), testobjects.WithDefaultBackend("b", 80)),
+		testobjects.NewIngress("ns", "w", testobjects.WithCreated(10), testobjects.WithDefaultBackend("a", 80)),
 	)
 	snap := newMemSnapshot(objs...)
 	for _, order := range [][]int{{0, 1}, {1, 0}} {
 		s := snap.deepCopy()
 		s.ingresses = []*netv1.Ingress{s.ingresses[order[0]], s.ingresses[order[1]]}
-		res := translate(t, s, nil)
+		res := translateOnce(t, s, nil)
 		require.Contains(t, res.Configuration.HTTP.Routers, DefaultRouterName)
 		md := res.Configuration.HTTP.Routers[DefaultRouterName].Observability.Metadata.Ingress
 		assert.Equal(t, "w", md.IngressName)

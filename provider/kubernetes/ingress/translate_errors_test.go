@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
-	good := newIngress("apps", "good", withCreated(200),
-		withPath("good.example.com", "/", "whoami", 80, ""),
-		withPath("good.example.com", "/api", "whoami", 80, ""))
+	good := testobjects.NewIngress("apps", "good", testobjects.WithCreated(200),
+		testobjects.WithPath("good.example.com", "/", "whoami", 80, ""),
+		testobjects.WithPath("good.example.com", "/api", "whoami", 80, ""))
 	tests := []struct {
 		desc       string
 		broken     *netv1.Ingress
@@ -23,47 +25,47 @@ func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
 	}{
 		{
 			desc:       "missing service",
-			broken:     newIngress("apps", "broken", withCreated(100), withPath("broken.example.com", "/", "nope", 80, "")),
+			broken:     testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100), testobjects.WithPath("broken.example.com", "/", "nope", 80, "")),
 			wantFields: []string{"spec.rules[0].http.paths[0].backend.service"},
 		},
 		{
 			desc: "missing service next to the good one's service",
-			broken: newIngress("apps", "broken", withCreated(100),
-				withPath("good.example.com", "/x", "whoami", 80, ""),
-				withPath("good.example.com", "/y", "nope", 80, "")),
+			broken: testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100),
+				testobjects.WithPath("good.example.com", "/x", "whoami", 80, ""),
+				testobjects.WithPath("good.example.com", "/y", "nope", 80, "")),
 			wantFields: []string{"spec.rules[1].http.paths[0].backend.service"},
 		},
 		{
 			desc:       "unknown port of the same service",
-			broken:     newIngress("apps", "broken", withCreated(100), withPath("broken.example.com", "/", "whoami", 81, "")),
+			broken:     testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100), testobjects.WithPath("broken.example.com", "/", "whoami", 81, "")),
 			wantFields: []string{"spec.rules[0].http.paths[0].backend.service"},
 		},
 		{
 			desc: "bad annotation",
-			broken: newIngress("apps", "broken", withCreated(100), withAnnotation(ann("router.priority"), "high"),
-				withPath("good.example.com", "/", "whoami", 80, "")),
-			wantFields: []string{"metadata.annotations[" + ann("router.priority") + "]"},
+			broken: testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100), testobjects.WithAnnotation(testobjects.Annotation("router.priority"), "high"),
+				testobjects.WithPath("good.example.com", "/", "whoami", 80, "")),
+			wantFields: []string{"metadata.annotations[" + testobjects.Annotation("router.priority") + "]"},
 		},
 		{
 			desc:       "missing default backend service",
-			broken:     newIngress("apps", "broken", withCreated(100), withDefaultBackend("nope", 80)),
+			broken:     testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100), testobjects.WithDefaultBackend("nope", 80)),
 			wantFields: []string{"spec.defaultBackend.service"},
 		},
 		{
 			desc:       "missing secret",
-			broken:     newIngress("apps", "broken", withCreated(100), withTLS("nope")),
+			broken:     testobjects.NewIngress("apps", "broken", testobjects.WithCreated(100), testobjects.WithTLS("nope")),
 			wantFields: []string{"spec.tls[0].secretName"},
 		},
 	}
-	alone := translate(t, newMemSnapshot(append(backend("apps", "whoami", "10.0.0.1"), good)...), nil)
+	alone := translateOnce(t, newMemSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"), good)...), nil)
 	require.Empty(t, alone.Errors)
 	require.Len(t, alone.Configuration.HTTP.Routers, 2)
 
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
-			objs := append(backend("apps", "whoami", "10.0.0.1"), good, tc.broken)
+			objs := append(testobjects.Backend("apps", "whoami", "10.0.0.1"), good, tc.broken)
 			objs = append(objs, tc.extra...)
-			res := translate(t, newMemSnapshot(objs...), nil)
+			res := translateOnce(t, newMemSnapshot(objs...), nil)
 
 			for key, want := range alone.Configuration.HTTP.Routers {
 				assert.Equal(t, want, res.Configuration.HTTP.Routers[key], "router %s of the good Ingress", key)
@@ -93,8 +95,8 @@ func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
 }
 
 func TestTranslateMissingServiceError(t *testing.T) {
-	ing := newIngress("apps", "web", withPath("", "/", "nope", 80, ""))
-	res := translate(t, newMemSnapshot(ing), nil)
+	ing := testobjects.NewIngress("apps", "web", testobjects.WithPath("", "/", "nope", 80, ""))
+	res := translateOnce(t, newMemSnapshot(ing), nil)
 	assert.Empty(t, res.Configuration.HTTP.Routers)
 	assert.Empty(t, res.Configuration.HTTP.Services)
 	require.Len(t, res.Errors, 1)

@@ -9,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 func TestTranslateFencedServers(t *testing.T) {
@@ -21,7 +22,7 @@ func TestTranslateFencedServers(t *testing.T) {
 		{
 			desc:   "fallback with a ready endpoint fences the terminating one",
 			policy: "fallback",
-			eps:    []discoveryv1.Endpoint{endpoint("10.0.0.2", servingTerminating), endpoint("10.0.0.1", ready), endpoint("10.0.0.3", notReady)},
+			eps:    []discoveryv1.Endpoint{testobjects.Endpoint("10.0.0.2", testobjects.ServingTerminating), testobjects.Endpoint("10.0.0.1", testobjects.Ready), testobjects.Endpoint("10.0.0.3", testobjects.NotReady)},
 			wantServers: []dynamic.Server{
 				{URL: "http://10.0.0.1:8080"},
 				{URL: "http://10.0.0.2:8080", Weight: new(int), Fenced: true},
@@ -30,7 +31,7 @@ func TestTranslateFencedServers(t *testing.T) {
 		{
 			desc:   "fallback without a ready endpoint uses the terminating ones",
 			policy: "fallback",
-			eps:    []discoveryv1.Endpoint{endpoint("10.0.0.2", servingTerminating), endpoint("10.0.0.3", notReady)},
+			eps:    []discoveryv1.Endpoint{testobjects.Endpoint("10.0.0.2", testobjects.ServingTerminating), testobjects.Endpoint("10.0.0.3", testobjects.NotReady)},
 			wantServers: []dynamic.Server{
 				{URL: "http://10.0.0.2:8080"},
 			},
@@ -38,7 +39,7 @@ func TestTranslateFencedServers(t *testing.T) {
 		{
 			desc:   "fence always fences",
 			policy: "fence",
-			eps:    []discoveryv1.Endpoint{endpoint("10.0.0.2", servingTerminating)},
+			eps:    []discoveryv1.Endpoint{testobjects.Endpoint("10.0.0.2", testobjects.ServingTerminating)},
 			wantServers: []dynamic.Server{
 				{URL: "http://10.0.0.2:8080", Weight: new(int), Fenced: true},
 			},
@@ -46,7 +47,7 @@ func TestTranslateFencedServers(t *testing.T) {
 		{
 			desc:   "exclude drops them",
 			policy: "exclude",
-			eps:    []discoveryv1.Endpoint{endpoint("10.0.0.2", servingTerminating), endpoint("10.0.0.1", ready)},
+			eps:    []discoveryv1.Endpoint{testobjects.Endpoint("10.0.0.2", testobjects.ServingTerminating), testobjects.Endpoint("10.0.0.1", testobjects.Ready)},
 			wantServers: []dynamic.Server{
 				{URL: "http://10.0.0.1:8080"},
 			},
@@ -55,12 +56,12 @@ func TestTranslateFencedServers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			snap := newMemSnapshot(
-				newService("ns", "svc", svcPort("", 80)),
-				newSlice("ns", "svc-1", "svc", "", 8080, tc.eps...),
-				newIngress("ns", "ing", withPath("", "/", "svc", 80, "")),
+				testobjects.NewService("ns", "svc", testobjects.ServicePort("", 80)),
+				testobjects.NewSlice("ns", "svc-1", "svc", "", 8080, tc.eps...),
+				testobjects.NewIngress("ns", "ing", testobjects.WithPath("", "/", "svc", 80, "")),
 			)
 			opts := &Provider{TerminatingEndpoints: tc.policy}
-			res := translate(t, snap, opts)
+			res := translateOnce(t, snap, opts)
 			require.Empty(t, res.Errors)
 			require.Contains(t, res.Configuration.HTTP.Services, "ns-svc-80")
 			servers := res.Configuration.HTTP.Services["ns-svc-80"].LoadBalancer.Servers

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func translate(t *testing.T, snap Snapshot, opts *Provider) *Result {
+func translateOnce(t *testing.T, snap Snapshot, opts *Provider) *Result {
 	t.Helper()
 	if opts == nil {
 		opts = &Provider{}
@@ -25,4 +25,10 @@ func errorStrings(errs []*ObjectError) []string {
 		out = append(out, e.Error())
 	}
 	return out
+}
+
+// serviceName is the name of the load balancer of a Service port in the
+// configuration, as Traefik's provider names it.
+func serviceName(namespace, service, port string) string {
+	return Normalize(namespace + "-" + service + "-" + port)
 }

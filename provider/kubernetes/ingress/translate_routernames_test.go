@@ -6,19 +6,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 func TestTranslateRouterKeyConflict(t *testing.T) {
 	exact, prefix := netv1.PathTypeExact, netv1.PathTypePrefix
 	be := netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "whoami", Port: netv1.ServiceBackendPort{Number: 80}}}
-	ing := newIngress("ns", "ing")
+	ing := testobjects.NewIngress("ns", "ing")
 	ing.Spec.Rules = []netv1.IngressRule{{Host: "foo.com", IngressRuleValue: netv1.IngressRuleValue{HTTP: &netv1.HTTPIngressRuleValue{
 		Paths: []netv1.HTTPIngressPath{
 			{Path: "/bar", PathType: &exact, Backend: be},
 			{Path: "/bar", PathType: &prefix, Backend: be},
 		},
 	}}}}
-	res := translate(t, newMemSnapshot(append(backend("ns", "whoami", "10.0.0.1"), ing)...), nil)
+	res := translateOnce(t, newMemSnapshot(append(testobjects.Backend("ns", "whoami", "10.0.0.1"), ing)...), nil)
 	require.Empty(t, res.Errors)
 
 	keyFor := func(rule string) string {
@@ -40,12 +42,12 @@ func TestTranslateRouterKeyConflict(t *testing.T) {
 // Ingress named "router" in namespace "default" has the router key
 // "default-router", the name of the default backend's router.
 func TestTranslateDefaultRouterNameCollision(t *testing.T) {
-	objs := backend("default", "a", "10.0.0.1")
-	objs = append(objs, backend("default", "b", "10.0.0.2")...)
+	objs := testobjects.Backend("default", "a", "10.0.0.1")
+	objs = append(objs, testobjects.Backend("default", "b", "10.0.0.2")...)
 	objs = append(objs,
-		newIngress("default", "router", withCreated(1), withPath("", "/", "a", 80, "")),
-		newIngress("default", "db", withCreated(2), withDefaultBackend("b", 80)))
-	res := translate(t, newMemSnapshot(objs...), nil)
+		testobjects.NewIngress("default", "router", testobjects.WithCreated(1), testobjects.WithPath("", "/", "a", 80, "")),
+		testobjects.NewIngress("default", "db", testobjects.WithCreated(2), testobjects.WithDefaultBackend("b", 80)))
+	res := translateOnce(t, newMemSnapshot(objs...), nil)
 	for _, e := range res.Errors {
 		assert.NotEqual(t, SeverityError, e.Severity, "%v", e)
 	}

@@ -1,0 +1,26 @@
+package translate
+
+// Memos are what translation remembers across renders so as not to work
+// again: what sets of router and service annotations decoded into, and
+// the certificates checked. What they hold depends on the objects alone,
+// never on the options, so that renders with other options may share
+// them. The zero value is ready; they are safe for concurrent use.
+type Memos struct {
+	routerSets  annotationMemo[*routerAnnotations]
+	serviceSets annotationMemo[*serviceAnnotations]
+	certs       certMemo
+}
+
+// PruneCertificates forgets the certificates of the Secrets that are not
+// keys of inUse, once many more are remembered than are in use.
+func PruneCertificates[V any](m *Memos, inUse map[Key]V) {
+	m.certs.prune(len(inUse), func(k Key) bool { _, ok := inUse[k]; return ok })
+}
+
+// CertificatesParsed is how many certificate pairs m has parsed so far:
+// how much work the memo saved shows in it.
+func (m *Memos) CertificatesParsed() int {
+	m.certs.mu.Lock()
+	defer m.certs.mu.Unlock()
+	return m.certs.parsed
+}

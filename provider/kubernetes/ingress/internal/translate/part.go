@@ -1,0 +1,222 @@
+package translate
+
+import (
+	"cmp"
+	"fmt"
+	"runtime/debug"
+	"slices"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
+)
+
+// Names Traefik gives the default backend.
+const (
+	DefaultRouterName  = "default-router"
+	DefaultBackendName = "default-backend"
+)
+
+// Part is what one served Ingress contributes: its routers, its
+// default-backend candidate, its certificates and its problems, and the
+// Secrets it depends on. The Service ports it depends on are those it
+// asked IngressEnv.LoadBalancer for; the caller keeps track of them.
+type Part struct {
+	Key         Key
+	createdSec  int64 // the creation time, for the order of parts
+	createdNsec int32
+	Ingress     *netv1.Ingress
+	Routers     []Router // never appended to once translated: the assembly points into it
+	Errs        []*ObjectError
+	Default     *DefaultCandidate
+	Certs       []CertUse
+	Secrets     []Key
+	// Most Ingresses have one path: room for its router in the part,
+	// which a full render makes for every Ingress.
+	routerBuf [1]Router
+}
+
+// CompareParts orders Ingresses oldest first, so that a newer Ingress
+// cannot take the default backend or a router name of an older one; names
+// break ties so the order is total.
+func CompareParts(a, b *Part) int {
+	if c := cmp.Or(cmp.Compare(a.createdSec, b.createdSec), cmp.Compare(a.createdNsec, b.createdNsec)); c != 0 {
+		return c
+	}
+	return CompareKeys(a.Key, b.Key)
+}
+
+// Router is the router of one path of a part, before the assembly names
+// it.
+type Router struct {
+	Config  *dynamic.Router
+	Service *dynamic.Service // added with the router, so no service is left without one
+	Key     string           // the router key, before conflicts are resolved
+	Part    *Part            // the Ingress it comes from
+	Path    PathRef          // the Ingress path it comes from, for errors
+	index   int              // its place among the part's routers
+}
+
+// CompareRouters orders the routers of one key: the older Ingress first,
+// then the Ingress's own order of paths.
+func CompareRouters(a, b *Router) int {
+	return cmp.Or(CompareParts(a.Part, b.Part), cmp.Compare(a.index, b.index))
+}
+
+// DefaultCandidate is a part's spec.defaultBackend. Whether it is used
+// depends on the other Ingresses (the oldest usable one wins).
+type DefaultCandidate struct {
+	Router  *dynamic.Router // nil when the backend cannot be used
+	Service *dynamic.Service
+	Errs    []*ObjectError // why it cannot, reported unless an older Ingress has the default backend
+}
+
+// CertUse is a certificate of a part, under the key the configuration
+// knows it by.
+type CertUse struct {
+	Key  string // namespace-secretName
+	Cert *dynamic.CertAndStores
+}
+
+// ReplaceService points the routers and the default backend of p that
+// send to old at nu instead: a load balancer rebuilt in place, which
+// changes nothing else of the part.
+func (p *Part) ReplaceService(old, nu *dynamic.Service) {
+	for i := range p.Routers {
+		if pr := &p.Routers[i]; pr.Service == old {
+			pr.Service = nu
+		}
+	}
+	if c := p.Default; c != nil && c.Service == old {
+		c.Service = nu
+	}
+}
+
+// IngressEnv is what translating one Ingress reads besides the Ingress:
+// the snapshot, the options of its plan, allowEmptyServices, the memos
+// of annotations and certificates, and LoadBalancer, which gives the load
+// balancer of a Service port (built on first use by the one builder,
+// LBEnv.Build), named name in the configuration. The caller learns from
+// LoadBalancer which Service ports the Ingress uses.
+type IngressEnv struct {
+	Snapshot           Snapshot
+	PlanOptions        PlanOptions
+	AllowEmptyServices bool
+	Memos              *Memos
+	LoadBalancer       func(key PortKey, name string) *LoadBalancer
+}
+
+// Translate builds into p the part of one served Ingress, from pl, the
+// plan of ing the client's index made (nil: none), which it takes when
+// made with these options. The part depends on the Ingress, the Services
+// and EndpointSlices it names (through LoadBalancer) and its Secrets,
+// and on nothing another Ingress says: conflicts between Ingresses are
+// settled when the parts are assembled. p is the caller's, so that what
+// the caller keeps of a part can live with it; it must be zero.
+//
+// A panic while translating (a bug, as a malformed annotation once caused
+// in the parser) skips this Ingress with a *TranslationPanic error instead
+// of stopping the render: the other Ingresses are served. The part keeps
+// the Secrets it had looked up, and the caller the Service ports, so that
+// a change of those translates it again.
+func (t *IngressEnv) Translate(p *Part, ing *netv1.Ingress, pl *Plan) {
+	p.Key, p.Ingress = Key{ing.Namespace, ing.Name}, ing
+	p.createdSec, p.createdNsec = ing.CreationTimestamp.Unix(), int32(ing.CreationTimestamp.Nanosecond())
+	defer func() {
+		if v := recover(); v != nil {
+			p.Routers, p.Default, p.Certs = nil, nil, nil
+			p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Severity: SeverityError,
+				Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
+		}
+	}()
+	if pl == nil || pl.opts != t.PlanOptions {
+		pl = PlanIngress(ing, t.PlanOptions, t.Memos)
+	}
+	t.complete(p, pl)
+}
+
+// complete gives the part of the Ingress planned as pl its load
+// balancers and certificates.
+func (t *IngressEnv) complete(p *Part, pl *Plan) {
+	p.Errs = slices.Clip(pl.errs) // shared with the plan: an append copies
+	if pl.skipped {
+		return
+	}
+	t.ingressCerts(p)
+	if pd := pl.defaultBackend; pd != nil {
+		c := &DefaultCandidate{Errs: pd.errs}
+		if pd.path.router != nil {
+			if svc, problem := t.backend(p, &pd.path); problem != nil {
+				c.Errs = []*ObjectError{problem}
+			} else {
+				c.Router, c.Service = pd.path.router, svc
+			}
+		}
+		p.Default = c
+	}
+	for i := range pl.paths {
+		pp := &pl.paths[i]
+		svc, problem := t.backend(p, pp)
+		if problem != nil {
+			p.Errs = append(p.Errs, problem)
+			continue
+		}
+		if p.Routers == nil && len(pl.paths) > 1 {
+			p.Routers = make([]Router, 0, len(pl.paths))
+		} else if p.Routers == nil {
+			p.Routers = p.routerBuf[:0]
+		}
+		p.Routers = append(p.Routers, Router{Config: pp.router, Service: svc, Key: pp.key, Part: p, Path: pp.ref, index: len(p.Routers)})
+	}
+}
+
+// backend resolves a planned backend to its load balancer's service, or
+// returns why it cannot be used, as a problem of the Ingress.
+func (t *IngressEnv) backend(p *Part, pp *plannedPath) (*dynamic.Service, *ObjectError) {
+	lb := t.LoadBalancer(pp.backend, pp.service)
+	fail := func(err error) *ObjectError {
+		return &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: pp.ref.backend() + ".service", Severity: SeverityError, Err: err}
+	}
+	if lb.Err != nil {
+		return nil, fail(lb.Err)
+	}
+	if lb.NoServers() && !t.AllowEmptyServices {
+		return nil, fail(fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", p.Ingress.Namespace, pp.backend.Service.Name, pp.backend.Text()))
+	}
+	return lb.Service, nil
+}
+
+// ingressCerts loads the certificates of the Ingress's spec.tls entries.
+func (t *IngressEnv) ingressCerts(p *Part) {
+	ing := p.Ingress
+	for i, entry := range ing.Spec.TLS {
+		if entry.SecretName == "" {
+			continue
+		}
+		id := Key{ing.Namespace, entry.SecretName}
+		if !slices.Contains(p.Secrets, id) {
+			p.Secrets = append(p.Secrets, id)
+		}
+		key := ing.Namespace + "-" + entry.SecretName
+		if slices.ContainsFunc(p.Certs, func(c CertUse) bool { return c.Key == key }) {
+			continue
+		}
+		field := func() string { return fmt.Sprintf("spec.tls[%d].secretName", i) } // written only for a problem
+		secret := t.Snapshot.Secret(ing.Namespace, entry.SecretName)
+		if secret == nil {
+			p.errorf(field(), fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, excerpt.Text(entry.SecretName)))
+			continue
+		}
+		cert, err := t.Memos.certs.check(id, secret)
+		if err != nil {
+			p.errorf(field(), fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
+			continue
+		}
+		p.Certs = append(p.Certs, CertUse{Key: key, Cert: cert})
+	}
+}
+
+func (p *Part) errorf(field string, err error) {
+	p.Errs = append(p.Errs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: field, Severity: SeverityError, Err: err})
+}

@@ -1,0 +1,151 @@
+package ingress
+
+import (
+	"reflect"
+	"slices"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// pass is one render: the snapshot, where load balancers are built, where
+// Ingresses are translated, and the entries of the previous state whose
+// load-balancer pointers a new entry of the same port may keep.
+type pass struct {
+	r     *Renderer
+	snap  Snapshot
+	lbs   translate.LBEnv
+	tr    translate.IngressEnv
+	plans planReader // nil: the snapshot has no plans
+	stale map[translate.PortKey]*serviceEntry
+	// The part being translated, and (for one of many Service ports) a set
+	// of the entries it uses.
+	cur      *ingressPart
+	entrySet map[*serviceEntry]struct{}
+}
+
+// serviceReader is the optional methods of a Snapshot that finds a
+// Service and its slices with one lookup, prepared and with the load
+// balancers the client's index memoised (translate.LBMemo), and the options it
+// memoised them with.
+type serviceReader interface {
+	serviceObjects(key translate.Key) *translate.ServiceObjects // nil when there is neither the Service nor a slice
+	lbOptions() *translate.LBOptions
+}
+
+// planReader is the optional methods of a Snapshot that give the plan the
+// client made of an Ingress when it arrived (nil when it has none for
+// that object), and those of all its Ingresses in the order of their keys
+// (compareKeys): the Ingresses of the snapshot (Ingresses), each with its
+// plan (nil when it makes none).
+type planReader interface {
+	plan(ing *netv1.Ingress) *translate.Plan
+	plans() []*translate.Plan
+}
+
+func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEntry) *pass {
+	ps := &pass{r: r, snap: snap, stale: stale}
+	ps.lbs = translate.LBEnv{Options: r.lbOpts, Node: r.loc.Node, Zone: r.loc.Zone, Nodes: snap.Nodes, Memos: &r.memos}
+	if sr, ok := snap.(serviceReader); ok {
+		if o := sr.lbOptions(); o != nil && o.Same(r.lbOpts) {
+			ps.lbs.IndexOptions = o
+		}
+	}
+	ps.tr = translate.IngressEnv{Snapshot: snap, PlanOptions: r.planOpts, AllowEmptyServices: r.opts.AllowEmptyServices,
+		Memos: &r.memos, LoadBalancer: ps.loadBalancer}
+	if pr, ok := snap.(planReader); ok {
+		ps.plans = pr
+	}
+	return ps
+}
+
+// translate builds the part of one served Ingress, from the client's plan
+// of it (nil: none), with the entries of the Service ports it uses.
+func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan) *ingressPart {
+	p := &ingressPart{}
+	ps.cur, ps.entrySet = p, nil
+	ps.tr.Translate(&p.Part, ing, pl)
+	ps.cur, ps.entrySet = nil, nil
+	return p
+}
+
+// plan is the client's plan of ing, nil when it has none.
+func (ps *pass) plan(ing *netv1.Ingress) *translate.Plan {
+	if ps.plans == nil {
+		return nil
+	}
+	return ps.plans.plan(ing)
+}
+
+// loadBalancer is the load balancer of a Service port for the part being
+// translated (its entry, which the part then uses, once). The entries of
+// a part that uses many Service ports are found in a set, so that its
+// translation stays linear in its paths.
+func (ps *pass) loadBalancer(key translate.PortKey, name string) *translate.LoadBalancer {
+	en := ps.entry(key, name)
+	p := ps.cur
+	switch {
+	case ps.entrySet != nil:
+		if _, ok := ps.entrySet[en]; ok {
+			return &en.lb
+		}
+		ps.entrySet[en] = struct{}{}
+	case slices.Contains(p.entries, en):
+		return &en.lb
+	case len(p.entries) >= manyEntries:
+		ps.entrySet = make(map[*serviceEntry]struct{}, 2*len(p.entries))
+		for _, e := range p.entries {
+			ps.entrySet[e] = struct{}{}
+		}
+		ps.entrySet[en] = struct{}{}
+	}
+	if p.entries == nil {
+		p.entries = p.entryBuf[:0]
+	}
+	p.entries = append(p.entries, en)
+	return &en.lb
+}
+
+// manyEntries is how many entries a part's list is searched through
+// before a set is made of them.
+const manyEntries = 16
+
+// entry returns the entry of a Service port in the state, building it on
+// first use with the service name name (key.serviceName(), which the plan
+// wrote already).
+func (ps *pass) entry(key translate.PortKey, name string) *serviceEntry {
+	if en := ps.r.st.entries[key]; en != nil {
+		return en
+	}
+	en := ps.newEntry(key, name)
+	ps.r.st.entries[key] = en
+	return en
+}
+
+// newEntry builds the entry of a Service port, named name, from the snapshot.
+func (ps *pass) newEntry(key translate.PortKey, name string) *serviceEntry {
+	en := &serviceEntry{key: key, name: name, objs: ps.objects(key.Service)}
+	en.lb = ps.lbs.Build(en.objs, key)
+	// An unchanged load balancer keeps its pointer, so that the assembly
+	// sees at a glance that nothing changed.
+	if old := ps.stale[key]; old != nil && old.lb.Service != en.lb.Service && old.lb.Service != nil && en.lb.Service != nil && reflect.DeepEqual(old.lb.Service, en.lb.Service) {
+		en.lb.Service = old.lb.Service
+	}
+	return en
+}
+
+// objects are the Service and slices of key in the snapshot, nil when
+// there is no such Service.
+func (ps *pass) objects(key translate.Key) *translate.ServiceObjects {
+	if sr, ok := ps.snap.(serviceReader); ok {
+		if o := sr.serviceObjects(key); o != nil && o.Service != nil {
+			return o
+		}
+		return nil
+	}
+	if svc := ps.snap.Service(key.Namespace, key.Name); svc != nil {
+		return &translate.ServiceObjects{Service: svc, Slices: ps.snap.EndpointSlices(key.Namespace, key.Name)}
+	}
+	return nil
+}
