@@ -63,6 +63,7 @@ http:
             namespace: NS
             serviceName: web
             servicePort: http
+      priority: 2097158
       rule: Host("web.example.com") && PathPrefix("/")
       service: NS-web-http
       tls: {}
