@@ -18,10 +18,11 @@ const streamHeartbeat = 15 * time.Second
 // full frame {"version":N,"configuration":{...}} at the start and at each
 // new configuration, and a heartbeat {"version":N} when nothing else was
 // sent for a while. A client that asks for them (?deltas=true) is sent a
-// delta frame instead of a full one when little changed (streamdelta.go). A client is told of a new configuration through a
-// channel of one slot and takes the newest when it is ready to write: a
-// slow client skips the configurations it had no time for and never holds
-// up the render loop or the other clients.
+// delta frame instead of a full one when little changed (streamdelta.go).
+// A client is told of a new configuration through a channel of one slot
+// and takes the newest when it is ready to write: a slow client skips the
+// configurations it had no time for and never holds up the render loop or
+// the other clients.
 type streams struct {
 	writeTimeout time.Duration // of one frame
 	heartbeat    time.Duration
@@ -157,23 +158,22 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == sent {
 				continue
 			}
+			var parts [][]byte
 			if wantDeltas && sentConf != nil {
 				if delta := s.deltas.frame(sentConf, sent, c, v); delta != nil {
-					if !frame(delta) {
-						return
-					}
-					sent, sentConf = v, c
-					ticker.Reset(s.heartbeat)
-					continue
+					parts = [][]byte{delta}
 				}
 			}
-			text, err := s.encode(c)
-			if err != nil {
-				// Nothing partial is sent: the client keeps what it has.
-				continue
+			if parts == nil {
+				text, err := s.encode(c)
+				if err != nil {
+					// Nothing partial is sent: the client keeps what it has.
+					continue
+				}
+				text = bytes.TrimRight(text, "\n") // the encoder ends its text with one
+				parts = [][]byte{[]byte(`{"version":` + strconv.FormatUint(v, 10) + `,"configuration":`), text, []byte("}\n")}
 			}
-			text = bytes.TrimRight(text, "\n") // the encoder ends its text with one
-			if !frame([]byte(`{"version":`+strconv.FormatUint(v, 10)+`,"configuration":`), text, []byte("}\n")) {
+			if !frame(parts...) {
 				return
 			}
 			sent, sentConf = v, c
