@@ -105,9 +105,23 @@ type IngressMetadata struct {
 	ServicePort string `json:"servicePort,omitempty" toml:"servicePort,omitempty" yaml:"servicePort,omitempty"`
 }
 
-// Service is where a router sends requests; an Ingress provider only builds load balancers.
+// Service is where a router sends requests: a load balancer over servers,
+// or a weighted choice among other services (canaries).
 type Service struct {
 	LoadBalancer *ServersLoadBalancer `json:"loadBalancer,omitempty" toml:"loadBalancer,omitempty" yaml:"loadBalancer,omitempty"`
+	Weighted     *WeightedRoundRobin  `json:"weighted,omitempty" toml:"weighted,omitempty" yaml:"weighted,omitempty"`
+}
+
+// WeightedRoundRobin shares requests among services by weight.
+type WeightedRoundRobin struct {
+	Services []WRRService `json:"services,omitempty" toml:"services,omitempty" yaml:"services,omitempty"`
+	Sticky   *Sticky      `json:"sticky,omitempty" toml:"sticky,omitempty" yaml:"sticky,omitempty" label:"allowEmpty"`
+}
+
+// WRRService is a service of a weighted service and its weight.
+type WRRService struct {
+	Name   string `json:"name,omitempty" toml:"name,omitempty" yaml:"name,omitempty"`
+	Weight *int   `json:"weight,omitempty" toml:"weight,omitempty" yaml:"weight,omitempty"`
 }
 
 // Balancing strategies.
@@ -213,6 +227,16 @@ type ServersTransport struct {
 	MaxIdleConnsPerHost int      `json:"maxIdleConnsPerHost,omitempty" toml:"maxIdleConnsPerHost,omitempty" yaml:"maxIdleConnsPerHost,omitempty"`
 	DisableHTTP2        bool     `json:"disableHTTP2,omitempty" toml:"disableHTTP2,omitempty" yaml:"disableHTTP2,omitempty"`
 	PeerCertURI         string   `json:"peerCertURI,omitempty" toml:"peerCertURI,omitempty" yaml:"peerCertURI,omitempty"`
+	// Certificates are the client certificates given to the servers.
+	Certificates       []Certificate       `json:"certificates,omitempty" toml:"certificates,omitempty" yaml:"certificates,omitempty"`
+	ForwardingTimeouts *ForwardingTimeouts `json:"forwardingTimeouts,omitempty" toml:"forwardingTimeouts,omitempty" yaml:"forwardingTimeouts,omitempty"`
+}
+
+// ForwardingTimeouts bound the connections to the servers.
+type ForwardingTimeouts struct {
+	DialTimeout           ptypes.Duration `json:"dialTimeout,omitempty" toml:"dialTimeout,omitempty" yaml:"dialTimeout,omitempty"`
+	ResponseHeaderTimeout ptypes.Duration `json:"responseHeaderTimeout,omitempty" toml:"responseHeaderTimeout,omitempty" yaml:"responseHeaderTimeout,omitempty"`
+	IdleConnTimeout       ptypes.Duration `json:"idleConnTimeout,omitempty" toml:"idleConnTimeout,omitempty" yaml:"idleConnTimeout,omitempty"`
 }
 
 // TLSConfiguration holds the certificates.

@@ -41,6 +41,9 @@ type assembly struct {
 	tieErrs   []*ObjectError                  // routers left out of ties
 	errGroups map[*routerGroup][]*ObjectError // paths that repeat an older one's rule in their group
 	dirty     bool                            // the problems may differ from those last collected
+
+	names  defaultNames // of the default backend, the dialect's
+	extras extraRefs    // the parts' middlewares and servers transports
 }
 
 type routerGroup struct {
@@ -81,6 +84,7 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 		routers += len(p.Routers)
 	}
 	*a = assembly{
+		names:  a.names,
 		groups: make(map[string]*routerGroup, routers), svcRefs: make(map[string]svcRef, routers),
 		certRefs: map[string]*certRef{}, rulePlaced: make(map[string]int32, routers),
 		errGroups: map[*routerGroup][]*ObjectError{}, dirty: true,
@@ -116,10 +120,13 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 	}
 	for _, p := range st.served {
 		a.addCerts(p)
+		a.addExtras(out, p)
 	}
+	a.extras.changed = true // the maps are made new
 	return &dynamic.Configuration{
-		HTTP: &dynamic.HTTPConfiguration{Routers: out.routers, Services: out.services, Middlewares: map[string]*dynamic.Middleware{}},
-		TLS:  a.certList(),
+		HTTP: &dynamic.HTTPConfiguration{Routers: out.routers, Services: out.services,
+			Middlewares: a.extras.middlewareMap(nil), ServersTransports: a.extras.transportMap(nil)},
+		TLS: a.certList(),
 	}
 }
 
@@ -139,18 +146,19 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 		oldSet[&p.Part] = struct{}{}
 	}
 	touched := map[string]struct{}{}
-	defaults, certs := false, false
+	defaults, certs, extras := false, false, false
 	for _, list := range [2][]*ingressPart{olds, news} {
 		for _, p := range list {
 			for i := range p.Routers {
 				pr := &p.Routers[i]
 				touched[pr.Key] = struct{}{}
-				if _, ok := a.tied[pr.Config.Rule]; ok {
+				if _, ok := a.tied[ruleKey(pr.Config)]; ok {
 					return nil, false // who keeps a tied rule is settled over all its routers
 				}
 			}
 			defaults = defaults || p.Default != nil
 			certs = certs || len(p.Certs) > 0
+			extras = extras || p.hasExtras()
 		}
 	}
 	out := newPatchOutput(prev.HTTP)
@@ -162,8 +170,8 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			a.svcRefs[sw.name] = ref
 			out.setService(sw.name, sw.new)
 		}
-		if out.service(DefaultBackendName) == sw.old {
-			out.setService(DefaultBackendName, sw.new)
+		if out.service(a.names.service) == sw.old {
+			out.setService(a.names.service, sw.new)
 		}
 	}
 	keys := slices.Sorted(maps.Keys(touched))
@@ -196,6 +204,18 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			return nil, false
 		}
 	}
+	middlewares, transports := prev.HTTP.Middlewares, prev.HTTP.ServersTransports
+	if extras {
+		for _, p := range olds {
+			a.removeExtras(out, p)
+		}
+		for _, p := range news {
+			if !a.addExtras(out, p) {
+				return nil, false
+			}
+		}
+		middlewares, transports = a.extras.middlewareMap(middlewares), a.extras.transportMap(transports)
+	}
 	tls := prev.TLS
 	if certs {
 		for _, p := range olds {
@@ -208,12 +228,12 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			tls = prev.TLS
 		}
 	}
-	if tls == prev.TLS && !out.changed() {
+	if tls == prev.TLS && !out.changed() && sameMapValues(middlewares, prev.HTTP.Middlewares) && sameMapValues(transports, prev.HTTP.ServersTransports) {
 		return prev, true // nothing the proxy reads changed
 	}
 	routers, services := out.apply()
 	return &dynamic.Configuration{
-		HTTP: &dynamic.HTTPConfiguration{Routers: routers, Services: services, Middlewares: prev.HTTP.Middlewares},
+		HTTP: &dynamic.HTTPConfiguration{Routers: routers, Services: services, Middlewares: middlewares, ServersTransports: transports},
 		TLS:  tls,
 	}, true
 }
@@ -252,14 +272,14 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 		}
 	}
 	// The same default backend keeps its pointers.
-	if old := out.router(DefaultRouterName); old != nil && router != nil && reflect.DeepEqual(old, router) {
+	if old := out.router(a.names.router); old != nil && router != nil && reflect.DeepEqual(old, router) {
 		router = old
 	}
-	if old := out.service(DefaultBackendName); old != nil && service != nil && reflect.DeepEqual(old, service) {
+	if old := out.service(a.names.service); old != nil && service != nil && reflect.DeepEqual(old, service) {
 		service = old
 	}
-	out.setRouter(DefaultRouterName, router)
-	out.setService(DefaultBackendName, service)
+	out.setRouter(a.names.router, router)
+	out.setService(a.names.service, service)
 }
 
 func (a *assembly) addCerts(p *ingressPart) {

@@ -64,6 +64,7 @@ type ClientOptions struct {
 type Client struct {
 	cs       kubernetes.Interface
 	refs     *secretRefs
+	keep     k8s.Keep       // what the dialect reads of annotations and Secret data
 	index    *serviceIndex  // Services and their EndpointSlices, for renders
 	plans    *planIndex     // the plan of each Ingress; nil without ClientOptions.Provider
 	started  sync.WaitGroup // the goroutine that starts the Secret informers
@@ -128,10 +129,16 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelSelector %q: %w", opts.LabelSelector, err)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied}
+	var d dialect = traefikDialect{}
+	if opts.Provider != nil {
+		d = dialectOf(opts.Provider)
+	}
+	c := &Client{cs: cs, refs: newSecretRefs(d.secretKeys), keep: d.keep(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied}
 	if opts.Provider != nil {
 		c.index = newServiceIndex(newLBOptions(opts.Provider))
-		c.plans = newPlanIndex(newPlanOptions(opts.Provider))
+		if d.plansByClient() {
+			c.plans = newPlanIndex(newPlanOptions(opts.Provider))
+		}
 	} else {
 		c.index = newServiceIndex(nil)
 	}
@@ -165,7 +172,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 func (c *Client) track(kind, resource, namespace string, inf cache.SharedIndexInformer, transform cache.TransformFunc, handler cache.ResourceEventHandler) error {
 	s := &namedSync{resource: resource, namespace: namespace, informer: inf}
 	if transform == nil {
-		transform = k8s.Transform
+		transform = c.keep.Transform
 	}
 	if err := inf.SetTransform(transform); err != nil {
 		return fmt.Errorf("%s: %w", resource, err)
@@ -272,7 +279,7 @@ func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector str
 	}{
 		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler()},
 		{"Service", "services", services.Informer(), nil, c.handler("Service", c.index.service)},
-		{"Secret", "secrets", secrets.Informer(), k8s.TransformSecret(c.refs.has), c.secretHandler()},
+		{"Secret", "secrets", secrets.Informer(), c.keep.TransformSecret(c.refs.has), c.secretHandler()},
 		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, c.handler("EndpointSlice", c.index.slice)},
 	} {
 		if err := c.track(s.kind, s.resource, ns, s.inf, s.transform, s.handler); err != nil {

@@ -42,8 +42,12 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 			dirty[p.Key] = struct{}{}
 		}
 	}
+	// The Ingresses that changed, or whose class now says otherwise:
+	// their host neighbours are translated again too (hostIndex).
+	changed := map[translate.Key]struct{}{}
 	for key := range set.ingresses {
 		dirty[key] = struct{}{}
+		changed[key] = struct{}{}
 	}
 	if set.nodes && st.nodeEntries > 0 {
 		// Node ports: the load balancers built from the Nodes, refreshed
@@ -65,7 +69,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	if set.classes {
 		// The Ingresses whose class now says otherwise come or go; the
 		// others are as they were (a part does not depend on classes).
-		r.classes = translate.ReadClasses(snap, r.opts.IngressClass)
+		r.classes = r.dialect.classes(snap)
 		for _, ing := range snap.Ingresses() {
 			if ing == nil {
 				continue
@@ -73,6 +77,17 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 			key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
 			if _, was := st.parts[key]; was != r.classes.Serves(ing) {
 				dirty[key] = struct{}{}
+				changed[key] = struct{}{}
+			}
+		}
+	}
+	if len(st.hosts) > 0 || len(changed) > 0 {
+		for key := range changed {
+			if old := st.parts[key]; old != nil {
+				st.hosts.peers(old.hosts, dirty)
+			}
+			if ing := getter.Ingress(key.Namespace, key.Name); ing != nil && r.classes.Serves(ing) {
+				st.hosts.peers(r.dialect.hosts(ing), dirty)
 			}
 		}
 	}
@@ -90,11 +105,19 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 		}
 	}
 	st.remove(olds)
+	// The Ingresses to translate are in the host index before any is
+	// translated, so that each reads the others as they are now.
+	var ings []*netv1.Ingress
 	for key := range dirty {
 		ing := getter.Ingress(key.Namespace, key.Name)
 		if ing == nil || !r.classes.Serves(ing) {
 			continue
 		}
+		ings = append(ings, ing)
+		st.hosts.add(ing, r.dialect.hosts(ing))
+	}
+	for _, ing := range ings {
+		key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
 		news = append(news, ps.translate(ing, ps.plan(ing)))
 		r.stats.Parts++
 		r.stats.Translated++
@@ -183,14 +206,19 @@ func (ps *pass) refresh(svc translate.Key) ([]lbSwap, bool) {
 			swaps = append(swaps, lbSwap{name: nu.name, old: old.lb.Service, new: nu.lb.Service})
 		}
 	}
+	// The services the users derived from these load balancers are
+	// derived again, and swapped too.
+	n := len(swaps)
 	for _, p := range users {
 		for j, en := range p.entries {
 			if k := slices.Index(olds, en); k >= 0 {
 				p.entries[j] = nus[k]
 			}
 		}
-		for _, sw := range swaps {
-			p.ReplaceService(sw.old, sw.new)
+		for _, sw := range swaps[:n] {
+			for _, d := range p.ReplaceService(sw.old, sw.new) {
+				swaps = append(swaps, lbSwap{name: d.Name, old: d.Old, new: d.New})
+			}
 		}
 	}
 	return swaps, true

@@ -20,7 +20,7 @@ func (a *assembly) resolve(out outputMaps, g *routerGroup) bool {
 	// like a conflict, so that neither hides the other.
 	// A full assembly settles it in key order; a patch cannot.
 	reserved := out.router(g.key) != nil
-	if g.key == DefaultRouterName || reserved && !out.settlesOrder() {
+	if g.key == a.names.router || reserved && !out.settlesOrder() {
 		if !a.settle(out) {
 			return false
 		}
@@ -68,7 +68,7 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 		return true
 	}
 	rt := pr.Config
-	if !out.settlesOrder() && a.rulePlaced[rt.Rule] > 0 {
+	if !out.settlesOrder() && a.rulePlaced[ruleKey(rt)] > 0 {
 		// Another router has this rule: who keeps it is settled over all
 		// of them, in a full assembly.
 		return false
@@ -83,7 +83,7 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 	case !found:
 		// Every service in the configuration but the default backend's
 		// has an entry in svcRefs.
-		if svcName == DefaultBackendName && out.service(svcName) != nil && !a.settle(out) {
+		if svcName == a.names.service && out.service(svcName) != nil && !a.settle(out) {
 			return false
 		}
 		ref.service = pr.Service
@@ -99,7 +99,7 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 	out.setRouter(name, rt)
 	out.setService(svcName, pr.Service)
 	g.placed = append(g.placed, placement{name: name, pr: pr})
-	a.rulePlaced[rt.Rule]++
+	a.rulePlaced[ruleKey(rt)]++
 	return true
 }
 
@@ -128,10 +128,10 @@ func (a *assembly) unplace(out outputMaps, name string) {
 	if rt == nil {
 		return
 	}
-	if n := a.rulePlaced[rt.Rule] - 1; n > 0 {
-		a.rulePlaced[rt.Rule] = n
+	if n := a.rulePlaced[ruleKey(rt)] - 1; n > 0 {
+		a.rulePlaced[ruleKey(rt)] = n
 	} else {
-		delete(a.rulePlaced, rt.Rule)
+		delete(a.rulePlaced, ruleKey(rt))
 	}
 	if ref, found := a.svcRefs[rt.Service]; found {
 		if ref.count--; ref.count <= 0 {

@@ -55,7 +55,8 @@ type Provider struct {
 	logger    zerolog.Logger
 	hasLogger bool
 	observer  Observer
-	nodeName  string // NODE_NAME, read by Init when topology.node is not set
+	nodeName  string  // NODE_NAME, read by Init when topology.node is not set
+	dialect   dialect // nil: the Traefik-style translation
 }
 
 // EndpointIngress says what the provider writes into the status of the

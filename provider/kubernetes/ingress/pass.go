@@ -53,7 +53,7 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 		}
 	}
 	ps.tr = translate.IngressEnv{Snapshot: snap, PlanOptions: r.planOpts, AllowEmptyServices: r.opts.AllowEmptyServices,
-		Memos: &r.memos, LoadBalancer: ps.loadBalancer}
+		Memos: &r.memos, LoadBalancer: ps.loadBalancer, Hosts: r.st.hosts.lookup()}
 	if pr, ok := snap.(planReader); ok {
 		ps.plans = pr
 	}
@@ -63,9 +63,9 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 // translate builds the part of one served Ingress, from the client's plan
 // of it (nil: none), with the entries of the Service ports it uses.
 func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan) *ingressPart {
-	p := &ingressPart{}
+	p := &ingressPart{hosts: ps.r.dialect.hosts(ing)}
 	ps.cur, ps.entrySet = p, nil
-	ps.tr.Translate(&p.Part, ing, pl)
+	ps.r.dialect.translate(&ps.tr, &p.Part, ing, pl)
 	ps.cur, ps.entrySet = nil, nil
 	return p
 }

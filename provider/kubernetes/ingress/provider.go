@@ -103,7 +103,8 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 			return fmt.Errorf("connecting to the cluster: %w", err)
 		}
 	}
-	log := p.logger.With().Str("provider", ProviderName).Logger()
+	name := dialectOf(p).name()
+	log := p.logger.With().Str("provider", name).Logger()
 
 	pending := make(chan struct{}, 1)
 	changes := &Changes{}
@@ -171,7 +172,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 			}
 			if !sent || changed {
 				select {
-				case out <- dynamic.Message{ProviderName: ProviderName, Configuration: res.Configuration}:
+				case out <- dynamic.Message{ProviderName: name, Configuration: res.Configuration}:
 					sent = true
 					p.observer.Sent()
 				case <-ctx.Done():

@@ -22,6 +22,7 @@ import (
 // A Renderer is not safe for concurrent use; Changes is.
 type Renderer struct {
 	opts     *Provider
+	dialect  dialect
 	planOpts translate.PlanOptions
 	lbOpts   *translate.LBOptions
 	// Memos of what annotations decoded into and of checked certificates,
@@ -29,7 +30,7 @@ type Renderer struct {
 	memos translate.Memos
 
 	loc       translate.Location
-	classes   translate.ClassSet
+	classes   servedSet
 	st        *renderState
 	asm       assembly
 	conf      *dynamic.Configuration
@@ -42,7 +43,10 @@ type Renderer struct {
 // NewRenderer returns a renderer with the options; they must not change
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
-	return &Renderer{opts: opts, planOpts: newPlanOptions(opts), lbOpts: newLBOptions(opts), st: newRenderState(0)}
+	d := dialectOf(opts)
+	r := &Renderer{opts: opts, dialect: d, planOpts: newPlanOptions(opts), lbOpts: newLBOptions(opts), st: newRenderState(0)}
+	r.asm.names = d.defaults()
+	return r
 }
 
 // RenderStats count a Renderer's renders by kind.
@@ -129,14 +133,20 @@ func (r *Renderer) incrementalOrFull(snap Snapshot, getter ingressGetter, set ch
 func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
-	r.classes = translate.ReadClasses(snap, r.opts.IngressClass)
+	r.classes = r.dialect.classes(snap)
 	ings, plans := ingressesByKey(snap)
 	prevEntries := r.st.entries
 	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prevEntries)
 	byKey := make([]*ingressPart, 0, len(ings))
+	served := make([]bool, len(ings))
 	for i, ing := range ings {
-		if r.classes.Serves(ing) {
+		if served[i] = r.classes.Serves(ing); served[i] {
+			r.st.hosts.add(ing, r.dialect.hosts(ing))
+		}
+	}
+	for i, ing := range ings {
+		if served[i] {
 			byKey = append(byKey, ps.translate(ing, plans[i]))
 		}
 	}

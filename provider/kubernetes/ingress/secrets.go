@@ -20,10 +20,13 @@ import (
 // synced, so the counts are complete when Secrets are first listed.
 type secretRefs struct {
 	mu     sync.RWMutex
-	counts map[string]int // namespace/name
+	counts map[string]int                // namespace/name
+	keys   func(*netv1.Ingress) []string // the Secrets an Ingress names (dialect.secretKeys)
 }
 
-func newSecretRefs() *secretRefs { return &secretRefs{counts: map[string]int{}} }
+func newSecretRefs(keys func(*netv1.Ingress) []string) *secretRefs {
+	return &secretRefs{counts: map[string]int{}, keys: keys}
+}
 
 func (r *secretRefs) has(namespace, name string) bool {
 	r.mu.RLock()
@@ -36,13 +39,13 @@ func (r *secretRefs) has(namespace, name string) bool {
 func (r *secretRefs) update(old, new *netv1.Ingress) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, key := range tlsSecretKeys(old) {
+	for _, key := range r.keys(old) {
 		if r.counts[key]--; r.counts[key] <= 0 {
 			delete(r.counts, key)
 		}
 	}
 	var first []string
-	for _, key := range tlsSecretKeys(new) {
+	for _, key := range r.keys(new) {
 		r.counts[key]++
 		if r.counts[key] == 1 {
 			first = append(first, key)
@@ -106,7 +109,7 @@ func (c *Client) loadSecrets(keys []string) {
 		if err != nil {
 			continue // the next change of the Secret lists it again
 		}
-		trimmed, err := k8s.TransformSecret(c.refs.has)(fresh)
+		trimmed, err := c.keep.TransformSecret(c.refs.has)(fresh)
 		if err != nil {
 			continue
 		}

@@ -22,6 +22,7 @@ type serviceEntry struct {
 // each once, which the state and incremental renders follow.
 type ingressPart struct {
 	translate.Part
+	hosts    []string // the hosts whose other Ingresses the part read (dialect.hosts)
 	entries  []*serviceEntry
 	entryBuf [1]*serviceEntry // room for the one entry of most Ingresses
 }
@@ -46,6 +47,7 @@ type renderState struct {
 	errParts    map[*ingressPart]struct{}
 	errEntries  map[*serviceEntry]struct{}
 	dbParts     map[*ingressPart]struct{}
+	hosts       hostIndex       // the served Ingresses by host, for a dialect whose parts read them
 	nodeEntries int             // entries in use that read the Nodes
 	zeroed      []*serviceEntry // entries that lost their last user, for sweep
 	errsDirty   bool            // the problems may differ from those last collected
@@ -89,6 +91,7 @@ func (s *renderState) add(news []*ingressPart) {
 // record records what p depends on and what of it is reported.
 func (s *renderState) record(p *ingressPart) {
 	s.parts[p.Key] = p
+	s.hosts.add(p.Ingress, p.hosts)
 	for _, en := range p.entries {
 		en.users++
 		if en.users == 1 {
@@ -148,6 +151,7 @@ func (s *renderState) remove(olds []*ingressPart) {
 	svcKeys, secKeys := map[translate.Key][]*ingressPart{}, map[translate.Key][]*ingressPart{}
 	for _, p := range olds {
 		delete(s.parts, p.Key)
+		s.hosts.remove(p.Key, p.hosts)
 		for _, en := range p.entries {
 			if en.users--; en.users == 0 {
 				if en.lb.Nodes {

@@ -30,14 +30,15 @@ func (a *assembly) settleTies(out outputMaps) {
 	for _, g := range a.groups {
 		for _, pl := range g.placed {
 			if rt := out.router(pl.name); rt != nil {
-				if _, ok := a.tied[rt.Rule]; ok {
-					byRule[rt.Rule] = append(byRule[rt.Rule], rulePlacement{g: g, name: pl.name, pr: pl.pr})
+				if _, ok := a.tied[ruleKey(rt)]; ok {
+					byRule[ruleKey(rt)] = append(byRule[ruleKey(rt)], rulePlacement{g: g, name: pl.name, pr: pl.pr})
 				}
 			}
 		}
 	}
-	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
-		list := byRule[rule]
+	for _, key := range slices.Sorted(maps.Keys(byRule)) {
+		list := byRule[key]
+		rule := list[0].pr.Config.Rule
 		slices.SortFunc(list, func(a, b rulePlacement) int { return translate.CompareRouters(a.pr, b.pr) })
 		var kept []rulePlacement
 		for _, c := range list {
@@ -56,6 +57,16 @@ func (a *assembly) settleTies(out outputMaps) {
 		}
 	}
 	a.dirty = true
+}
+
+// ruleKey is the key of a router's rule among those that could tie: a
+// TLS router and a plain one never do (Traefik serves them on different
+// connections), so that a dialect's pair of them for one path is no tie.
+func ruleKey(rt *dynamic.Router) string {
+	if rt.TLS != nil {
+		return rt.Rule + "\x00tls"
+	}
+	return rt.Rule
 }
 
 // sameRequests says whether Traefik could not tell two routers with one

@@ -46,8 +46,28 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // (packRules).
 //
 // It is a cache.TransformFunc: it may modify the object it is given, which
-// the informer owns.
-func Transform(obj any) (any, error) {
+// the informer owns. It trims for the Traefik-style provider; Keep.Transform
+// trims for another dialect.
+func Transform(obj any) (any, error) { return TraefikKeep.Transform(obj) }
+
+// Keep says what of the annotations of Ingresses and of the data of
+// Secrets a dialect reads, so that Transform keeps it.
+type Keep struct {
+	// IngressAnnotation says whether an Ingress annotation is read
+	// (kubernetes.io/ingress.class always is).
+	IngressAnnotation func(key string) bool
+	// SecretData says whether a data key of a referenced Secret is read.
+	SecretData func(secret *corev1.Secret, key string) bool
+}
+
+// TraefikKeep is what the Traefik-style provider reads.
+var TraefikKeep = Keep{
+	IngressAnnotation: func(k string) bool { return strings.HasPrefix(k, TraefikAnnotationPrefix) },
+	SecretData:        func(_ *corev1.Secret, k string) bool { return k == corev1.TLSCertKey || k == corev1.TLSPrivateKeyKey },
+}
+
+// Transform is the package's Transform, keeping what k says.
+func (k Keep) Transform(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *discoveryv1.EndpointSlice:
 		trimMeta(&o.ObjectMeta)
@@ -75,7 +95,9 @@ func Transform(obj any) (any, error) {
 		}
 	case *netv1.Ingress:
 		trimMeta(&o.ObjectMeta)
-		o.Annotations = keepAnnotations(o.Annotations, isIngressAnnotation)
+		o.Annotations = keepAnnotations(o.Annotations, func(key string) bool {
+			return key == IngressClassAnnotation || k.IngressAnnotation(key)
+		})
 		packRules(&o.Spec)
 	case *netv1.IngressClass:
 		trimMeta(&o.ObjectMeta)
@@ -85,9 +107,9 @@ func Transform(obj any) (any, error) {
 		trimMeta(&o.ObjectMeta)
 		o.Labels, o.Annotations = nil, nil
 		o.StringData = nil
-		for k := range o.Data {
-			if k != corev1.TLSCertKey && k != corev1.TLSPrivateKeyKey {
-				delete(o.Data, k)
+		for key := range o.Data {
+			if !k.SecretData(o, key) {
+				delete(o.Data, key)
 			}
 		}
 		if len(o.Data) == 0 {
@@ -111,10 +133,6 @@ func Transform(obj any) (any, error) {
 }
 
 func isTraefikAnnotation(key string) bool { return strings.HasPrefix(key, TraefikAnnotationPrefix) }
-
-func isIngressAnnotation(key string) bool {
-	return key == IngressClassAnnotation || strings.HasPrefix(key, TraefikAnnotationPrefix)
-}
 
 // keepAnnotations returns the annotations for which keep is true: the map
 // itself when it is all of them, nil when none.
@@ -254,8 +272,13 @@ const DataDroppedAnnotation = "sliceway.io/data-dropped"
 // marks it with DataDroppedAnnotation so that its data can be fetched once
 // an Ingress refers to it.
 func TransformSecret(referenced func(namespace, name string) bool) cache.TransformFunc {
+	return TraefikKeep.TransformSecret(referenced)
+}
+
+// TransformSecret is the package's TransformSecret, keeping what k says.
+func (k Keep) TransformSecret(referenced func(namespace, name string) bool) cache.TransformFunc {
 	return func(obj any) (any, error) {
-		out, err := Transform(obj)
+		out, err := k.Transform(obj)
 		if err != nil {
 			return out, err
 		}

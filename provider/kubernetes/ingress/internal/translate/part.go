@@ -32,6 +32,13 @@ type Part struct {
 	Default     *DefaultCandidate
 	Certs       []CertUse
 	Secrets     []Key
+	// What a dialect adds besides routers, load balancers and certificates
+	// (the Traefik-style translation adds none): middlewares, servers
+	// transports and services of its own. Their names are the part's: the
+	// dialect makes them unique to the Ingress.
+	Services    []NamedService
+	Middlewares []NamedMiddleware
+	Transports  []NamedTransport
 	// Most Ingresses have one path: room for its router in the part,
 	// which a full render makes for every Ingress.
 	routerBuf [1]Router
@@ -79,10 +86,56 @@ type CertUse struct {
 	Cert *dynamic.CertAndStores
 }
 
+// NamedService is a service a part adds under its own name: a weighted
+// service (a canary's), or a service derived from a Service port's load
+// balancer (another servers transport, a sticky cookie). A derived one
+// follows its base: when the base is rebuilt in place, Derive makes it
+// again from the new base. Routers that send to a derived service point
+// at Service.
+type NamedService struct {
+	Name    string
+	Service *dynamic.Service
+	Base    *dynamic.Service                             // the load balancer it derives from; nil: none
+	Derive  func(base *dynamic.Service) *dynamic.Service // never modifies base
+}
+
+// NamedMiddleware is a middleware a part defines.
+type NamedMiddleware struct {
+	Name       string
+	Middleware *dynamic.Middleware
+}
+
+// NamedTransport is a servers transport a part defines.
+type NamedTransport struct {
+	Name      string
+	Transport *dynamic.ServersTransport
+}
+
+// ServiceSwap is a service of the configuration replaced by another.
+type ServiceSwap struct {
+	Name     string
+	Old, New *dynamic.Service
+}
+
 // ReplaceService points the routers and the default backend of p that
 // send to old at nu instead: a load balancer rebuilt in place, which
-// changes nothing else of the part.
-func (p *Part) ReplaceService(old, nu *dynamic.Service) {
+// changes nothing else of the part. The services p derived from old are
+// derived again from nu; swaps says which.
+func (p *Part) ReplaceService(old, nu *dynamic.Service) (swaps []ServiceSwap) {
+	for i := range p.Services {
+		ns := &p.Services[i]
+		if ns.Base != old || ns.Derive == nil {
+			continue
+		}
+		d := ns.Derive(nu)
+		swaps = append(swaps, ServiceSwap{Name: ns.Name, Old: ns.Service, New: d})
+		for j := range p.Routers {
+			if pr := &p.Routers[j]; pr.Service == ns.Service {
+				pr.Service = d
+			}
+		}
+		ns.Base, ns.Service = nu, d
+	}
 	for i := range p.Routers {
 		if pr := &p.Routers[i]; pr.Service == old {
 			pr.Service = nu
@@ -91,7 +144,30 @@ func (p *Part) ReplaceService(old, nu *dynamic.Service) {
 	if c := p.Default; c != nil && c.Service == old {
 		c.Service = nu
 	}
+	return swaps
 }
+
+// Begin makes p the part of ing, with nothing in it yet: what a dialect's
+// translation starts from.
+func (p *Part) Begin(ing *netv1.Ingress) {
+	p.Key, p.Ingress = Key{ing.Namespace, ing.Name}, ing
+	p.createdSec, p.createdNsec = ing.CreationTimestamp.Unix(), int32(ing.CreationTimestamp.Nanosecond())
+}
+
+// AddRouter adds a router of the path ref to p, with the router key key
+// (before conflicts are settled), sending to svc.
+func (p *Part) AddRouter(key string, ref PathRef, rt *dynamic.Router, svc *dynamic.Service) {
+	p.Routers = append(p.Routers, Router{Config: rt, Service: svc, Key: key, Part: p, Path: ref, index: len(p.Routers)})
+}
+
+// Problem files a problem of the Ingress's field.
+func (p *Part) Problem(field string, severity Severity, err error) {
+	p.Errs = append(p.Errs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: field, Severity: severity, Err: err})
+}
+
+// NewPathRef names the path j of the rule i of an Ingress; i < 0 is
+// spec.defaultBackend.
+func NewPathRef(i, j int) PathRef { return PathRef{rule: i, path: j} }
 
 // IngressEnv is what translating one Ingress reads besides the Ingress:
 // the snapshot, the options of its plan, allowEmptyServices, the memos
@@ -100,7 +176,11 @@ func (p *Part) ReplaceService(old, nu *dynamic.Service) {
 // LBEnv.Build), named name in the configuration. The caller learns from
 // LoadBalancer which Service ports the Ingress uses.
 type IngressEnv struct {
-	Snapshot           Snapshot
+	Snapshot Snapshot
+	// Hosts gives the served Ingresses that have a rule for a host, the
+	// oldest first, for a dialect whose parts read the other Ingresses of
+	// their hosts (nil for one that does not).
+	Hosts              func(host string) []*netv1.Ingress
 	PlanOptions        PlanOptions
 	AllowEmptyServices bool
 	Memos              *Memos
@@ -121,19 +201,23 @@ type IngressEnv struct {
 // the Secrets it had looked up, and the caller the Service ports, so that
 // a change of those translates it again.
 func (t *IngressEnv) Translate(p *Part, ing *netv1.Ingress, pl *Plan) {
-	p.Key, p.Ingress = Key{ing.Namespace, ing.Name}, ing
-	p.createdSec, p.createdNsec = ing.CreationTimestamp.Unix(), int32(ing.CreationTimestamp.Nanosecond())
-	defer func() {
-		if v := recover(); v != nil {
-			p.Routers, p.Default, p.Certs = nil, nil, nil
-			p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Severity: SeverityError,
-				Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
-		}
-	}()
+	p.Begin(ing)
+	defer RecoverPart(p)
 	if pl == nil || pl.opts != t.PlanOptions {
 		pl = PlanIngress(ing, t.PlanOptions, t.Memos)
 	}
 	t.complete(p, pl)
+}
+
+// RecoverPart, deferred by a translation of p, turns a panic into the
+// Ingress's error, with nothing else of the part kept but the Secrets it
+// looked up.
+func RecoverPart(p *Part) {
+	if v := recover(); v != nil {
+		p.Routers, p.Default, p.Certs, p.Services, p.Middlewares, p.Transports = nil, nil, nil, nil, nil, nil
+		p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Severity: SeverityError,
+			Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
+	}
 }
 
 // complete gives the part of the Ingress planned as pl its load
@@ -186,6 +270,9 @@ func (t *IngressEnv) backend(p *Part, pp *plannedPath) (*dynamic.Service, *Objec
 	}
 	return lb.Service, nil
 }
+
+// IngressCerts loads the certificates of the Ingress's spec.tls entries.
+func (t *IngressEnv) IngressCerts(p *Part) { t.ingressCerts(p) }
 
 // ingressCerts loads the certificates of the Ingress's spec.tls entries.
 func (t *IngressEnv) ingressCerts(p *Part) {

@@ -1,0 +1,137 @@
+package ingress
+
+import (
+	"maps"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// extraRefs counts the middlewares and servers transports the parts
+// define, by name. A dialect names them after their Ingress, so two parts
+// define one name only when they are the same Ingress's old and new part
+// in a patch (the old one is removed first).
+type extraRefs struct {
+	middlewares map[string]*extraRef[dynamic.Middleware]
+	transports  map[string]*extraRef[dynamic.ServersTransport]
+	changed     bool // since the maps were last made
+}
+
+type extraRef[T any] struct {
+	count int
+	value *T
+}
+
+// hasExtras says whether the part adds anything besides routers, load
+// balancers and certificates.
+func (p *ingressPart) hasExtras() bool {
+	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0
+}
+
+// addExtras places what p adds besides routers: its services through the
+// routers' reference counts (a service of its name already placed with
+// another value is a conflict that a patch cannot settle: false), its
+// middlewares and transports here.
+func (a *assembly) addExtras(out outputMaps, p *ingressPart) bool {
+	for _, ns := range p.Services {
+		ref, found := a.svcRefs[ns.Name]
+		if found && ref.service != ns.Service {
+			if !a.settle(out) {
+				return false
+			}
+		}
+		ref.service = ns.Service
+		ref.count++
+		a.svcRefs[ns.Name] = ref
+		out.setService(ns.Name, ns.Service)
+	}
+	for _, m := range p.Middlewares {
+		addRef(&a.extras.middlewares, m.Name, m.Middleware)
+		a.extras.changed = true
+	}
+	for _, t := range p.Transports {
+		addRef(&a.extras.transports, t.Name, t.Transport)
+		a.extras.changed = true
+	}
+	return true
+}
+
+// removeExtras takes out what addExtras placed for p.
+func (a *assembly) removeExtras(out outputMaps, p *ingressPart) {
+	for _, ns := range p.Services {
+		if ref, found := a.svcRefs[ns.Name]; found {
+			if ref.count--; ref.count <= 0 {
+				delete(a.svcRefs, ns.Name)
+				out.setService(ns.Name, nil)
+			} else {
+				a.svcRefs[ns.Name] = ref
+			}
+		}
+	}
+	for _, m := range p.Middlewares {
+		removeRef(a.extras.middlewares, m.Name)
+		a.extras.changed = true
+	}
+	for _, t := range p.Transports {
+		removeRef(a.extras.transports, t.Name)
+		a.extras.changed = true
+	}
+}
+
+func addRef[T any](m *map[string]*extraRef[T], name string, v *T) {
+	if *m == nil {
+		*m = map[string]*extraRef[T]{}
+	}
+	ref := (*m)[name]
+	if ref == nil {
+		ref = &extraRef[T]{}
+		(*m)[name] = ref
+	}
+	ref.value = v // the newest part's: a patch adds after it removes
+	ref.count++
+}
+
+func removeRef[T any](m map[string]*extraRef[T], name string) {
+	if ref := m[name]; ref != nil {
+		if ref.count--; ref.count <= 0 {
+			delete(m, name)
+		}
+	}
+}
+
+// middlewareMap is the configuration's middlewares: prev itself when
+// nothing changed since it was made, else a new map (never nil, as the
+// configuration always had one).
+func (x *extraRefs) middlewareMap(prev map[string]*dynamic.Middleware) map[string]*dynamic.Middleware {
+	if prev != nil && !x.changed {
+		return prev
+	}
+	out := make(map[string]*dynamic.Middleware, len(x.middlewares))
+	for name, ref := range x.middlewares {
+		out[name] = ref.value
+	}
+	return out
+}
+
+// transportMap is the configuration's servers transports, nil when there
+// are none; prev itself when nothing changed. It clears changed: it is
+// made after middlewareMap.
+func (x *extraRefs) transportMap(prev map[string]*dynamic.ServersTransport) map[string]*dynamic.ServersTransport {
+	if !x.changed {
+		return prev
+	}
+	x.changed = false
+	if len(x.transports) == 0 {
+		return nil
+	}
+	out := make(map[string]*dynamic.ServersTransport, len(x.transports))
+	for name, ref := range x.transports {
+		out[name] = ref.value
+	}
+	return out
+}
+
+// sameMapValues says whether two maps hold the same pointers under the
+// same names.
+func sameMapValues[T any](a, b map[string]*T) bool {
+	return len(a) == len(b) && maps.EqualFunc(a, b, func(x, y *T) bool { return x == y })
+}
