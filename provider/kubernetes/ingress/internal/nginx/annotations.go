@@ -1,0 +1,183 @@
+package nginx
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sliceway/sliceway/internal/excerpt"
+)
+
+// AnnotationPrefix starts every annotation this dialect reads.
+const AnnotationPrefix = "nginx.ingress.kubernetes.io/"
+
+// annotation is one nginx.ingress.kubernetes.io annotation this dialect
+// knows: how its value is read into a Config, and whether it controls
+// access (an access annotation that cannot be honoured never fails open:
+// the Ingress's paths are not served).
+type annotation struct {
+	name   string // after the prefix
+	access bool
+	parse  func(value string, c *Config) error
+}
+
+// refusal is an annotation this dialect knows and refuses: what it would
+// do cannot be built from Traefik's public middlewares (raw nginx
+// configuration, a WAF), so it is reported, and the Ingress is served
+// without it unless access says that serving it without would fail open.
+type refusal struct {
+	name   string
+	access bool
+	why    string
+}
+
+// annotations are every annotation the dialect reads, by family; each
+// family's file holds its table.
+func annotations() [][]annotation {
+	return [][]annotation{pathAnnotations, backendAnnotations, accessAnnotations, canaryAnnotations}
+}
+
+var known = func() map[string]annotation {
+	m := map[string]annotation{}
+	for _, family := range annotations() {
+		for _, a := range family {
+			if _, dup := m[a.name]; dup {
+				panic("nginx: annotation " + a.name + " is in two families")
+			}
+			m[a.name] = a
+		}
+	}
+	return m
+}()
+
+var refused = func() map[string]refusal {
+	m := map[string]refusal{}
+	for _, r := range refusals {
+		m[r.name] = r
+	}
+	return m
+}()
+
+// refusals are the annotations that are refused by name.
+var refusals = []refusal{
+	{name: "configuration-snippet", why: "it is raw nginx configuration"},
+	{name: "server-snippet", why: "it is raw nginx configuration"},
+	{name: "stream-snippet", why: "it is raw nginx configuration"},
+	{name: "auth-snippet", access: true, why: "it is raw nginx configuration"},
+	{name: "modsecurity-snippet", access: true, why: "it is raw nginx configuration"},
+	{name: "enable-modsecurity", access: true, why: "Traefik has no ModSecurity web application firewall among its public middlewares"},
+	{name: "enable-owasp-core-rules", access: true, why: "Traefik has no ModSecurity web application firewall among its public middlewares"},
+	{name: "modsecurity-transaction-id", why: "Traefik has no ModSecurity web application firewall among its public middlewares"},
+}
+
+// Problem is an annotation that could not be honoured.
+type Problem struct {
+	Annotation string // the full key
+	Err        error
+	// Closed says that the Ingress's paths are not served because of it:
+	// an access annotation that cannot be honoured.
+	Closed bool
+}
+
+// Config is what the annotations of one Ingress say, by family.
+type Config struct {
+	Paths   PathConfig
+	Backend BackendConfig
+	Access  AccessConfig
+	Canary  CanaryConfig
+}
+
+// ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
+// an Ingress. Every annotation it cannot honour is a Problem; the others
+// are in the Config. Problems come in the order of their keys.
+func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
+	c := &Config{}
+	c.setDefaults()
+	var problems []Problem
+	keys := make([]string, 0, len(annotations))
+	for k := range annotations {
+		if strings.HasPrefix(k, AnnotationPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		name := strings.TrimPrefix(key, AnnotationPrefix)
+		value := annotations[key]
+		if r, ok := refused[name]; ok {
+			problems = append(problems, Problem{Annotation: key, Closed: r.access,
+				Err: fmt.Errorf("not supported: %s%s", r.why, closedText(r.access))})
+			continue
+		}
+		a, ok := known[name]
+		if !ok {
+			access := looksLikeAccess(name)
+			problems = append(problems, Problem{Annotation: key, Closed: access,
+				Err: fmt.Errorf("not supported by sliceway's ingress-nginx dialect%s", closedText(access))})
+			continue
+		}
+		if err := a.parse(value, c); err != nil {
+			problems = append(problems, Problem{Annotation: key, Closed: a.access,
+				Err: fmt.Errorf("%q: %w%s", excerpt.Text(value), err, closedText(a.access))})
+		}
+	}
+	return c, problems
+}
+
+func closedText(access bool) string {
+	if access {
+		return " (it controls access: the Ingress is not served)"
+	}
+	return " (the Ingress is served without it)"
+}
+
+// looksLikeAccess says whether an annotation this dialect does not know
+// is about who may reach the backends, so that ignoring it would serve
+// what the Ingress meant to keep closed.
+func looksLikeAccess(name string) bool {
+	for _, word := range []string{"auth", "allowlist", "whitelist", "denylist", "satisfy", "limit", "modsecurity", "waf", "jwt", "oauth", "tls-verify"} {
+		if strings.Contains(name, word) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) setDefaults() {
+	c.Paths.setDefaults()
+	c.Backend.setDefaults()
+	c.Access.setDefaults()
+}
+
+// The readers of annotation values, as ingress-nginx reads them.
+
+// parseBool reads "true" or "false".
+func parseBool(v string) (bool, error) {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return false, fmt.Errorf("must be true or false")
+	}
+	return b, nil
+}
+
+// parseInt reads a whole number within [lo, hi].
+func parseInt(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
+	}
+	return n, nil
+}
+
+// parseList reads a comma-separated list, each item trimmed, empty ones
+// dropped.
+func parseList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

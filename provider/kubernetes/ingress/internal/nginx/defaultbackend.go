@@ -1,0 +1,40 @@
+package nginx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// defaultBackend makes spec.defaultBackend the part's default-backend
+// candidate: the catch-all of every request no router matches, as
+// ingress-nginx's default server sends it (the oldest Ingress's wins).
+func (t *translation) defaultBackend(db netv1.IngressBackend) {
+	c := &translate.DefaultCandidate{}
+	t.p.Default = c
+	fail := func(field string, err error) {
+		c.Errs = []*translate.ObjectError{{Kind: "Ingress", Namespace: t.ing.Namespace, Name: t.ing.Name, Field: field, Severity: translate.SeverityError, Err: err}}
+	}
+	if db.Service == nil {
+		fail("spec.defaultBackend.service", errors.New("no service is given"))
+		return
+	}
+	key := translate.BackendPort(t.ing.Namespace, db.Service)
+	lb := t.env.LoadBalancer(key, serviceName(key))
+	switch {
+	case lb.Err != nil:
+		fail("spec.defaultBackend.service", lb.Err)
+		return
+	case lb.NoServers() && !t.env.AllowEmptyServices:
+		fail("spec.defaultBackend.service", fmt.Errorf("service %s/%s port %s has no servers", t.ing.Namespace, db.Service.Name, key.Text()))
+		return
+	}
+	rt := &dynamic.Router{Rule: `PathPrefix("/")`, Priority: math.MinInt32, Service: DefaultBackendName}
+	translate.SetObservability(rt, t.ing, db.Service.Name, key.Text())
+	c.Router, c.Service = rt, lb.Service
+}

@@ -1,0 +1,48 @@
+package nginx
+
+import (
+	"slices"
+
+	netv1 "k8s.io/api/networking/v1"
+)
+
+// hostFacts are what the Ingresses of one host say together, as
+// ingress-nginx merges them into one server: whether its paths are
+// regular expressions, whether it has TLS.
+type hostFacts struct {
+	// regex: an Ingress of the host has use-regex, or a rewrite-target,
+	// so every path of the host is a case-insensitive regular expression
+	// anchored at the start ("~*" locations), longest first.
+	regex bool
+	// tls: an Ingress of the host lists it in spec.tls, so the host is
+	// served on TLS connections too, and plain ones are redirected unless
+	// ssl-redirect is false.
+	tls bool
+}
+
+// hostFacts reads the facts of host from the Ingresses of the host.
+func (t *translation) hostFacts(host string) hostFacts {
+	var f hostFacts
+	ings := []*netv1.Ingress{t.ing}
+	if t.env.Hosts != nil {
+		ings = t.env.Hosts(host)
+	}
+	for _, ing := range ings {
+		if ing == nil {
+			continue
+		}
+		cfg := t.cfg
+		if ing != t.ing {
+			cfg, _ = ParseAnnotations(ing.Annotations)
+		}
+		if !cfg.Canary.Enabled && cfg.Paths.regexMode() {
+			f.regex = true
+		}
+		for _, entry := range ing.Spec.TLS {
+			if slices.Contains(entry.Hosts, host) {
+				f.tls = true
+			}
+		}
+	}
+	return f
+}

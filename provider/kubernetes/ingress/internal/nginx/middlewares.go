@@ -1,0 +1,25 @@
+package nginx
+
+// middlewares are the names of the middlewares on both routers of the
+// path, in the order nginx applies what they stand for: redirects answer
+// first (nginx's rewrite phase), then CORS preflights, rate limits,
+// source ranges and authentication (its preaccess and access phases),
+// then what changes the request on its way to the backend. false: the
+// path is not served (an access annotation that cannot be built here;
+// the problem is filed).
+func (pc *pathContext) middlewares() ([]string, bool) {
+	var names []string
+	for _, stage := range []func(*pathContext) ([]string, bool){
+		(*pathContext).redirects,          // paths.go family: permanent/temporal redirects, app-root, from-to-www
+		(*pathContext).access,             // access family: CORS, limits, source ranges, authentication
+		(*pathContext).rewrites,           // paths family: x-forwarded-prefix, rewrite-target
+		(*pathContext).backendMiddlewares, // backend family: upstream-vhost, body size, custom errors
+	} {
+		more, ok := stage(pc)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, more...)
+	}
+	return names, true
+}

@@ -1,0 +1,28 @@
+package nginx
+
+import (
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// NamePrefix starts every name this dialect gives a router, service,
+// middleware or servers transport. The Traefik-style dialect's names are
+// runs of letters and digits joined by dashes (translate.Normalize), so
+// the underscore keeps the two providers' names apart when one Traefik
+// reads both.
+const NamePrefix = "nginx_"
+
+// Names of the default backend (spec.defaultBackend of the oldest
+// Ingress that has a usable one).
+const (
+	DefaultRouterName  = NamePrefix + "default-router"
+	DefaultBackendName = NamePrefix + "default-backend"
+)
+
+// serviceName is the name of a Service port's load balancer.
+func serviceName(key translate.PortKey) string { return NamePrefix + key.ServiceName() }
+
+// ingressName is the name of something one Ingress defines for all its
+// paths (a CORS policy, an allow list), suffix saying what.
+func ingressName(namespace, name, suffix string) string {
+	return NamePrefix + translate.Normalize(namespace+"-"+name) + "_" + suffix
+}

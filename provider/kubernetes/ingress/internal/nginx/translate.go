@@ -1,0 +1,207 @@
+package nginx
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// Options are the dialect's options besides those of the engine.
+type Options struct {
+	Classes ClassOptions
+	// AllowCrossNamespace lets an annotation name a Secret or Service of
+	// another namespace (namespace/name); ingress-nginx allows it, which
+	// lets any Ingress author read another namespace's credentials.
+	AllowCrossNamespace bool
+}
+
+// Hosts are the hosts of ing's rules: its part reads the other Ingresses
+// of each (whether a path of the host is a regular expression, whether
+// the host has TLS, the canaries of its paths).
+func Hosts(ing *netv1.Ingress) []string {
+	var hosts []string
+	for _, rule := range ing.Spec.Rules {
+		if rule.HTTP != nil && !containsString(hosts, rule.Host) {
+			hosts = append(hosts, rule.Host)
+		}
+	}
+	return hosts
+}
+
+// Translate builds into p (zero) the part of ing, an Ingress this dialect
+// serves: for each path with a Service backend a router (two when its
+// host has TLS: one on TLS connections, one on plain ones), the
+// middlewares its annotations ask for, its load balancer, the
+// certificates of its spec.tls. A canary Ingress routes nothing of its
+// own: the Ingress of its host and path sends it its share.
+func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
+	p.Begin(ing)
+	defer translate.RecoverPart(p)
+	cfg, problems := ParseAnnotations(ing.Annotations)
+	closed := false
+	for _, pr := range problems {
+		closed = closed || pr.Closed
+		p.Problem("metadata.annotations["+pr.Annotation+"]", translate.SeverityError, pr.Err)
+	}
+	env.IngressCerts(p)
+	if closed {
+		return
+	}
+	if cfg.Canary.Enabled {
+		checkCanary(env, p, ing)
+		return
+	}
+	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg}
+	if db := ing.Spec.DefaultBackend; db != nil {
+		t.defaultBackend(*db)
+	}
+	for i, rule := range ing.Spec.Rules {
+		if rule.HTTP == nil {
+			continue
+		}
+		if err := translate.CheckHost(rule.Host); err != nil {
+			p.Problem("spec.rules["+strconv.Itoa(i)+"].host", translate.SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
+			continue
+		}
+		host := t.hostFacts(rule.Host)
+		for j, path := range rule.HTTP.Paths {
+			t.path(host, rule.Host, translate.NewPathRef(i, j), path)
+		}
+	}
+}
+
+// translation is the translation of one Ingress.
+type translation struct {
+	env  *translate.IngressEnv
+	opts *Options
+	p    *translate.Part
+	ing  *netv1.Ingress
+	cfg  *Config
+}
+
+// pathContext is one path being translated: what the builders of the
+// annotation families read.
+type pathContext struct {
+	*translation
+	host  string
+	facts hostFacts
+	path  netv1.HTTPIngressPath
+	ref   translate.PathRef
+	key   string // the router key
+	// backend is the path's Service port and its load balancer's name.
+	backend translate.PortKey
+	lbName  string
+}
+
+// name is the name of something of this path's own, suffix saying what.
+func (pc *pathContext) name(suffix string) string { return pc.key + "_" + suffix }
+
+// problem files a problem of this path's field.
+func (pc *pathContext) problem(field string, err error) {
+	pc.p.Problem(pc.ref.String()+field, translate.SeverityError, err)
+}
+
+// path translates one path of a rule.
+func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, path netv1.HTTPIngressPath) {
+	sb := path.Backend.Service
+	if sb == nil {
+		field, err := ".backend.service", errors.New("no service is given")
+		if path.Backend.Resource != nil {
+			field, err = ".backend.resource", errors.New("resource backends are not supported")
+		}
+		t.p.Problem(ref.String()+field, translate.SeverityError, err)
+		return
+	}
+	if err := checkPath(path, facts.regex); err != nil {
+		t.p.Problem(ref.String()+".path", translate.SeverityError, fmt.Errorf("%w (the path is skipped)", err))
+		return
+	}
+	backend := translate.BackendPort(t.ing.Namespace, sb)
+	pc := &pathContext{translation: t, host: host, facts: facts, path: path, ref: ref,
+		key: NamePrefix + translate.RouterKey(t.ing.Namespace, t.ing.Name, host, path.Path), backend: backend, lbName: serviceName(backend)}
+	svc, ok := pc.service()
+	if !ok {
+		return
+	}
+	mws, ok := pc.middlewares()
+	if !ok {
+		return
+	}
+	rule := pathRule(host, path, facts.regex)
+	priority := pathPriority(host, path, facts.regex)
+	plain := pc.router(rule, priority, svc.name)
+	plain.Middlewares = append(pc.plainOnly(), mws...)
+	if len(plain.Middlewares) == 0 {
+		plain.Middlewares = nil
+	}
+	t.p.AddRouter(pc.key, ref, plain, svc.svc)
+	if facts.tls {
+		secure := pc.router(rule, priority, svc.name)
+		secure.Middlewares = mws
+		secure.TLS = &dynamic.RouterTLSConfig{}
+		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
+	}
+}
+
+// router is a router of the path with its rule, priority and service.
+func (pc *pathContext) router(rule string, priority int, service string) *dynamic.Router {
+	rt := &dynamic.Router{Rule: rule, Priority: priority, Service: service}
+	translate.SetObservability(rt, pc.ing, pc.backend.Service.Name, pc.backend.Text())
+	return rt
+}
+
+// routedService is where a path's routers send: the service and its
+// name in the configuration.
+type routedService struct {
+	name string
+	svc  *dynamic.Service
+}
+
+// service is the path's service: its Service port's load balancer, as
+// the backend annotations change it (another transport, a sticky cookie,
+// the ClusterIP), shared with the canaries of the path. false: the path
+// is not served (the problem is filed).
+func (pc *pathContext) service() (routedService, bool) {
+	var rs routedService
+	lb := pc.env.LoadBalancer(pc.backend, pc.lbName)
+	if lb.Err != nil {
+		pc.problem(".backend.service", lb.Err)
+		return rs, false
+	}
+	if lb.NoServers() && !pc.env.AllowEmptyServices {
+		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text()))
+		return rs, false
+	}
+	rs.name, rs.svc = pc.lbName, lb.Service
+	if derive := pc.deriveService(); derive != nil {
+		name := pc.name("svc")
+		d := derive(lb.Service)
+		pc.p.Services = append(pc.p.Services, translate.NamedService{Name: name, Service: d, Base: lb.Service, Derive: derive})
+		rs.name, rs.svc = name, d
+	}
+	return pc.withCanaries(rs)
+}
+
+// addMiddleware defines a middleware of the part under name, once.
+func (t *translation) addMiddleware(name string, mw dynamic.Middleware) {
+	for _, m := range t.p.Middlewares {
+		if m.Name == name {
+			return
+		}
+	}
+	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: name, Middleware: &mw})
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,79 @@
+package ingress
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// TestNGINXFixtures renders the cases of fixtures/nginx/ with the
+// ingress-nginx provider, as TestFixtures does those of fixtures/ with the
+// Traefik-style one: options.yaml holds NGINXProvider's options.
+func TestNGINXFixtures(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "nginx", "*", "manifests.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs, "no ingress-nginx fixture cases found")
+	for _, manifests := range dirs {
+		dir := filepath.Dir(manifests)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			gotConf, gotErrs := renderNGINXFixture(t, dir)
+			checkGolden(t, filepath.Join(dir, "expected.yaml"), gotConf)
+			checkGolden(t, filepath.Join(dir, "errors.txt"), gotErrs)
+		})
+	}
+}
+
+// loadNGINXFixture reads the options of an ingress-nginx case.
+func loadNGINXFixture(t *testing.T, dir string) *NGINXProvider {
+	t.Helper()
+	opts := &NGINXProvider{}
+	opts.SetDefaults()
+	if data, err := os.ReadFile(filepath.Join(dir, "options.yaml")); err == nil {
+		require.NoError(t, yaml.UnmarshalStrict(data, opts), "options.yaml")
+	}
+	require.NoError(t, opts.Init())
+	return opts
+}
+
+// renderNGINXFixture renders one ingress-nginx case through the
+// in-memory cluster and the informer path.
+func renderNGINXFixture(t *testing.T, dir string) (conf, errs string) {
+	t.Helper()
+	opts := loadNGINXFixture(t, dir)
+	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
+	cs, more := k8s.NewFakeCluster(objs)
+	problems = append(problems, more...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RenderOnce(ctx, cs, &opts.Provider, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)
+	require.NoError(t, err)
+	out, err := dynamic.MarshalYAML(res.Configuration)
+	require.NoError(t, err)
+
+	var lines []string
+	for _, p := range problems {
+		lines = append(lines, "error: "+strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
+	}
+	for _, e := range res.Errors {
+		sev := "error"
+		if e.Severity == SeverityWarning {
+			sev = "warning"
+		}
+		lines = append(lines, sev+": "+e.Error())
+	}
+	if len(lines) > 0 {
+		errs = strings.Join(lines, "\n") + "\n"
+	}
+	return string(out), errs
+}

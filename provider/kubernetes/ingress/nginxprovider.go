@@ -1,0 +1,110 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// NGINXProviderName is the name the ingress-nginx provider gives its
+// messages.
+const NGINXProviderName = "kubernetesingressnginx"
+
+// NGINXProvider serves the Ingresses ingress-nginx would serve, with their
+// nginx.ingress.kubernetes.io annotations translated into Traefik's
+// public middlewares, on the same engine as Provider: its options are
+// Provider's (the endpoint, trust, family and topology ones, the
+// cluster connection, status and leader election), spelled the same
+// under its own prefix, and those of ingress-nginx's class selection.
+// Its names start with nginx_, so that both providers can feed one
+// Traefik.
+type NGINXProvider struct {
+	Provider
+	ControllerClass            string `description:"Controller of the IngressClasses whose Ingresses are served (ingress-nginx's --controller-class)." json:"controllerClass,omitempty" toml:"controllerClass,omitempty" yaml:"controllerClass,omitempty" export:"true"`
+	IngressClassByName         bool   `description:"Also serve the Ingresses whose spec.ingressClassName is ingressClass whatever its IngressClass names as controller (ingress-nginx's --ingress-class-by-name)." json:"ingressClassByName,omitempty" toml:"ingressClassByName,omitempty" yaml:"ingressClassByName,omitempty" export:"true"`
+	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
+	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
+}
+
+// SetDefaults sets the default option values: Provider's, with
+// ingress-nginx's class (nginx), controller (k8s.io/ingress-nginx) and a
+// Lease of its own.
+func (p *NGINXProvider) SetDefaults() {
+	p.Provider.SetDefaults()
+	p.IngressClass = nginx.DefaultIngressClass
+	p.ControllerClass = nginx.DefaultControllerClass
+	p.LeaderElection.LeaseName = "sliceway-nginx"
+}
+
+// Validate checks the options that can be wrong on their own.
+func (p *NGINXProvider) Validate() error {
+	if err := p.Provider.Validate(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.ControllerClass) == "" {
+		return errors.New("controllerClass: must not be empty")
+	}
+	return nil
+}
+
+// Init validates the options and sets the dialect. It does not connect.
+func (p *NGINXProvider) Init() error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	p.dialect = &nginxDialect{opts: nginx.Options{
+		Classes: nginx.ClassOptions{ControllerClass: p.ControllerClass, IngressClass: p.IngressClass,
+			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
+		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
+	}}
+	return p.Provider.Init()
+}
+
+// Provide is Provider.Provide with the ingress-nginx dialect.
+func (p *NGINXProvider) Provide(ctx context.Context, out chan<- dynamic.Message) error {
+	if err := p.Init(); err != nil {
+		return err
+	}
+	return p.Provider.Provide(ctx, out)
+}
+
+// nginxDialect is the ingress-nginx translation (package nginx).
+type nginxDialect struct {
+	opts nginx.Options
+}
+
+func (*nginxDialect) name() string { return NGINXProviderName }
+
+func (d *nginxDialect) classes(snap Snapshot) servedSet {
+	return nginx.ReadClasses(snap, d.opts.Classes)
+}
+
+func (d *nginxDialect) translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, _ *translate.Plan) {
+	nginx.Translate(env, &d.opts, p, ing)
+}
+
+func (*nginxDialect) hosts(ing *netv1.Ingress) []string { return nginx.Hosts(ing) }
+
+func (*nginxDialect) defaults() defaultNames {
+	return defaultNames{router: nginx.DefaultRouterName, service: nginx.DefaultBackendName}
+}
+
+func (*nginxDialect) plansByClient() bool { return false }
+
+func (*nginxDialect) keep() k8s.Keep {
+	return k8s.Keep{
+		IngressAnnotation: func(key string) bool { return strings.HasPrefix(key, nginx.AnnotationPrefix) },
+		SecretData:        nginx.SecretData,
+	}
+}
+
+func (*nginxDialect) secretKeys(ing *netv1.Ingress) []string {
+	return append(tlsSecretKeys(ing), nginx.SecretKeys(ing)...)
+}
