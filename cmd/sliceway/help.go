@@ -27,17 +27,20 @@ var (
 		"providers.kubernetesingress.leaderelection",
 		"providers.kubernetesingress.throttleduration",
 		"providers.kubernetesingress.synctimeout",
+		"providers.kubernetesingressnginx.ingressendpoint",
+		"providers.kubernetesingressnginx.leaderelection",
+		"providers.kubernetesingressnginx.throttleduration",
+		"providers.kubernetesingressnginx.synctimeout",
 	}
 	notReadByWatch = []string{"format", "serve"}
 	notReadByServe = []string{"format", "output", "outputmode"}
 )
 
 // sectionSwitches are flags paerser derives from a section pointer tagged
-// allowEmpty: `--providers.kubernetesingress` alone would create the
-// section with its defaults. The Kubernetes Ingress provider is always on,
-// so the switch does nothing and is not listed (it is still accepted, for
-// a Traefik-style command line).
-var sectionSwitches = []string{"providers.kubernetesingress"}
+// allowEmpty that are left out of the help. The providers' switches
+// (`--providers.kubernetesingress`, `--providers.kubernetesingressnginx`)
+// turn a provider on, so they are listed.
+var sectionSwitches = []string{}
 
 // helpWrap is the width the descriptions are folded at, so that with their
 // indent they fit 80 columns.
@@ -140,6 +143,8 @@ func typedDefaults(v reflect.Value, prefix string) map[string]string {
 			name := prefix + strings.ToLower(f.Name)
 			fv := v.Field(i)
 			switch {
+			case f.Anonymous:
+				walk(fv, prefix) // paerser flattens an embedded struct's options
 			case f.Type == durationType:
 				out[name] = shortDuration(time.Duration(fv.Int()))
 			case f.Type.Kind() == reflect.Float64 || f.Type.Kind() == reflect.Float32:

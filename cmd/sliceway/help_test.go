@@ -44,7 +44,8 @@ func TestRenderHelpListsOnlyWhatRenderReads(t *testing.T) {
 			assert.False(t, strings.HasPrefix(name, unread), "render does not read --%s", name)
 		}
 	}
-	assert.NotContains(t, names, "providers.kubernetesingress", "the switch of an always-on provider is not an option")
+	assert.Contains(t, names, "providers.kubernetesingress", "the switch turns the Traefik-style provider on beside another")
+	assert.Contains(t, names, "providers.kubernetesingressnginx", "the switch turns the ingress-nginx provider on")
 	assert.NotContains(t, help, "[command]", "render has no subcommands")
 	assert.Contains(t, help, "Usage: sliceway render [--flag=value ...]")
 }

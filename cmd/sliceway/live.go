@@ -35,23 +35,19 @@ func watchCommand(out io.Writer) *cli.Command {
 	}
 }
 
-// startProvider builds the provider of the configuration (on manifests, the
-// demo or a real cluster) and runs Provide until ctx is done. Manifests are
-// followed unless followManifests is off: their changes reach the provider
-// as changes of a cluster would.
+// startProvider builds the providers of the configuration (on manifests,
+// the demo or a real cluster) and runs their Provide until ctx is done;
+// their configurations come merged into one (mergeMessages). Manifests
+// are followed unless followManifests is off: their changes reach the
+// providers as changes of a cluster would.
 func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) (<-chan dynamic.Message, <-chan error, error) {
-	p := cfg.Providers.KubernetesIngress
-	p.SetLogger(logger)
-	if observer != nil {
-		p.SetObserver(observer)
-	}
-	if err := p.Init(); err != nil {
-		return nil, nil, fmt.Errorf("providers.kubernetesIngress.%w", err)
+	providers, err := initProviders(cfg, logger, observer)
+	if err != nil {
+		return nil, nil, err
 	}
 	var cs kubernetes.Interface
 	var inputErrs int
 	var follower *manifestFollower
-	var err error
 	if len(cfg.Manifests) > 0 && cfg.FollowManifests {
 		follower, inputErrs, err = followManifests(cfg.Manifests, logger)
 		if err == nil {
@@ -66,10 +62,25 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 	if inputErrs > 0 {
 		logger.Warn().Int("errors", inputErrs).Msg("some manifests could not be used; serving the rest")
 	}
-	p.SetClientset(cs)
-	msgs := make(chan dynamic.Message)
-	done := make(chan error, 1)
-	go func() { done <- p.Provide(ctx, msgs) }()
+	in, msgs := make(chan dynamic.Message), make(chan dynamic.Message)
+	done := make(chan error, len(providers))
+	var names []string
+	for _, ep := range providers {
+		if len(providers) > 1 {
+			// Each provider lists the cluster itself: with a clientset of
+			// their own, so that one's rate limit does not slow the other.
+			if own, err := providerClientset(cfg, ep, cs); err == nil {
+				ep.run.SetClientset(own)
+			} else {
+				return nil, nil, err
+			}
+		} else {
+			ep.run.SetClientset(cs)
+		}
+		names = append(names, providerName(ep))
+		go func() { done <- ep.run.Provide(ctx, in) }()
+	}
+	go mergeMessages(ctx, in, names, msgs)
 	if follower != nil {
 		logger.Info().Strs("manifests", cfg.Manifests).Msg("following the manifests: a change is rendered when its file is saved")
 		go follower.Run(ctx)

@@ -49,23 +49,36 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	if cfg.Format != "json" && cfg.Format != "yaml" {
 		return fmt.Errorf("format %q: must be json or yaml", cfg.Format)
 	}
-	opts := cfg.Providers.KubernetesIngress
-	opts.SetLogger(logger)
-	if err := opts.Init(); err != nil {
-		return fmt.Errorf("providers.kubernetesIngress.%w", err)
+	providers, err := initProviders(cfg, logger, nil)
+	if err != nil {
+		return err
 	}
 	cs, copts, inputErrs, err := openCluster(cfg, logger)
 	if err != nil {
 		return err
 	}
-	result, err := ingress.RenderOnce(ctx, cs, opts, copts, syncTimeout)
-	if err != nil {
-		return err
+	var confs []*dynamic.Configuration
+	for _, ep := range providers {
+		pcs, err := providerClientset(cfg, ep, cs)
+		if err != nil {
+			return err
+		}
+		popts := copts
+		popts.Namespaces, popts.LabelSelector = ep.opts.Namespaces, ep.opts.LabelSelector
+		result, err := ingress.RenderOnce(ctx, pcs, ep.opts, popts, syncTimeout)
+		if err != nil {
+			return err
+		}
+		for _, e := range result.Errors {
+			ingress.LogObjectError(logger, e)
+		}
+		confs = append(confs, result.Configuration)
 	}
-	for _, e := range result.Errors {
-		ingress.LogObjectError(logger, e)
+	conf := confs[0]
+	if len(confs) > 1 {
+		conf = mergeConfigurations(confs)
 	}
-	if err := writeConfiguration(out, result.Configuration, cfg.Format); err != nil {
+	if err := writeConfiguration(out, conf, cfg.Format); err != nil {
 		return err
 	}
 	if inputErrs > 0 {
@@ -78,7 +91,7 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 // the bundled demo, or the configured real cluster. It logs the manifest
 // problems and counts the errors among them.
 func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.Interface, ingress.ClientOptions, int, error) {
-	opts := cfg.Providers.KubernetesIngress
+	opts := clusterOptions(cfg)
 	copts := ingress.ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector}
 	var objs []k8s.Object
 	var problems []*k8s.ManifestError

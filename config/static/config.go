@@ -32,20 +32,33 @@ type Log struct {
 
 // Providers holds the providers' options.
 type Providers struct {
-	KubernetesIngress *ingress.Provider `description:"Kubernetes Ingress provider." json:"kubernetesIngress,omitempty" toml:"kubernetesIngress,omitempty" yaml:"kubernetesIngress,omitempty" label:"allowEmpty" export:"true"`
+	KubernetesIngress *ingress.Provider `description:"Kubernetes Ingress provider (Traefik-style); on by default when no provider is configured." json:"kubernetesIngress,omitempty" toml:"kubernetesIngress,omitempty" yaml:"kubernetesIngress,omitempty" label:"allowEmpty" export:"true"`
+	// Off unless set: --providers.kubernetesingressnginx=true.
+	KubernetesIngressNGINX *ingress.NGINXProvider `description:"Kubernetes Ingress provider for the Ingresses of ingress-nginx (class nginx, nginx.ingress.kubernetes.io annotations); its names start with nginx_, so it can run beside kubernetesIngress." json:"kubernetesIngressNGINX,omitempty" toml:"kubernetesIngressNGINX,omitempty" yaml:"kubernetesIngressNGINX,omitempty" label:"allowEmpty" export:"true"`
 }
 
-// New returns a configuration with the default values.
+// New returns a configuration with the default values. No provider is
+// set: as in Traefik, a provider runs when its section is configured
+// (--providers.kubernetesingressnginx=true, any providers.kubernetesIngress
+// option), and with none configured the Traefik-style one runs
+// (Providers.EnableDefault).
 func New() *Configuration {
-	p := &ingress.Provider{}
-	p.SetDefaults()
 	return &Configuration{
 		Log:             &Log{Level: "info", Format: "text"},
-		Providers:       &Providers{KubernetesIngress: p},
+		Providers:       &Providers{},
 		FollowManifests: true,
 		Format:          "json",
 		OutputMode:      "0600",
 		Serve:           newServe(),
+	}
+}
+
+// EnableDefault turns the Traefik-style provider on, with its defaults,
+// when no provider is configured.
+func (p *Providers) EnableDefault() {
+	if p.KubernetesIngress == nil && p.KubernetesIngressNGINX == nil {
+		p.KubernetesIngress = &ingress.Provider{}
+		p.KubernetesIngress.SetDefaults()
 	}
 }
 

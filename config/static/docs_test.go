@@ -23,6 +23,12 @@ func optionNames(t reflect.Type, prefix string) []string {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			// Embedded options keep their names one level up, as paerser
+			// and encoding/json read them.
+			names = append(names, optionNames(f.Type, prefix)...)
+			continue
+		}
 		if name == "-" {
 			name = strings.ToLower(f.Name[:1]) + f.Name[1:]
 		}
@@ -54,7 +60,9 @@ func TestConfigurationReferenceCoversEveryOption(t *testing.T) {
 	names := optionNames(reflect.TypeOf(Configuration{}), "")
 	require.Contains(t, names, "providers.kubernetesIngress.terminatingEndpoints", "the walk reaches the provider's options")
 	for _, name := range names {
-		short := strings.TrimPrefix(name, "providers.kubernetesIngress.")
+		// The ingress-nginx provider's options are the Traefik-style
+		// one's (documented in its table) and its own (in its section).
+		short := strings.TrimPrefix(strings.TrimPrefix(name, "providers.kubernetesIngress."), "providers.kubernetesIngressNGINX.")
 		if name == "configFile" {
 			short = "configfile"
 		}

@@ -108,3 +108,10 @@ func (*nginxDialect) keep() k8s.Keep {
 func (*nginxDialect) secretKeys(ing *netv1.Ingress) []string {
 	return append(tlsSecretKeys(ing), nginx.SecretKeys(ing)...)
 }
+
+// IsNGINX says whether these options are an NGINXProvider's, once its
+// Init has run.
+func (p *Provider) IsNGINX() bool {
+	_, ok := p.dialect.(*nginxDialect)
+	return ok
+}

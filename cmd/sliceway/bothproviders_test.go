@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// nginxSite is a site of class nginx: an ingress-nginx Ingress with a
+// rewrite-target, its Service and slice.
+func nginxSite(name, address string) string {
+	return fmt.Sprintf(`apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+spec:
+  controller: k8s.io/ingress-nginx
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: %[1]s
+  annotations:
+    nginx.ingress.kubernetes.io/rewrite-target: /$1
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: %[1]s.example
+      http:
+        paths:
+          - path: /app/(.*)
+            pathType: ImplementationSpecific
+            backend: {service: {name: %[1]s, port: {number: 80}}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: %[1]s
+spec:
+  ports:
+    - port: 80
+      targetPort: 8080
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: %[1]s-1
+  labels:
+    kubernetes.io/service-name: %[1]s
+addressType: IPv4
+ports:
+  - port: 8080
+endpoints:
+  - addresses: [%[2]q]
+`, name, address)
+}
+
+// Both providers in one watch: one configuration holds the routes of the
+// Traefik-style Ingress and of the ingress-nginx one, and a change of
+// either reaches it.
+func TestWatchRunsBothProviders(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "traefik.yaml"), []byte(followClass+"---\n"+followSite("blog", "10.0.0.1")), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nginx.yaml"), []byte(nginxSite("shop", "10.0.0.2")), 0o600))
+	p := startLive(t, "watch", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
+	lines := readConfigLines(t, p)
+	first := lines.next("the first configuration")
+	assert.True(t, has(`"default-blog-blog-example"`, `"nginx_default-shop-shop-example-app"`, `"nginx_default-shop-shop-example-app_rewrite"`,
+		server("10.0.0.1"), server("10.0.0.2"))(first), "both providers' routes: %s", first)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nginx.yaml"), []byte(nginxSite("shop", "10.0.0.3")), 0o600))
+	changed := lines.until("the nginx site's new address", has(server("10.0.0.3")))
+	assert.True(t, has(`"default-blog-blog-example"`, server("10.0.0.1"))(changed), "the Traefik-style routes stay: %s", changed)
+	assert.NotContains(t, changed, server("10.0.0.2"))
+	assert.Equal(t, 0, p.terminate())
+}
+
+// The ingress-nginx provider alone: as in Traefik, a provider runs when
+// it is configured, and the Traefik-style one only by default.
+func TestRenderNGINXProviderAlone(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "all.yaml"), []byte(followClass+"---\n"+followSite("blog", "10.0.0.1")+"---\n"+nginxSite("shop", "10.0.0.2")), 0o600))
+	cmd := exec.Command(binary, "render", "--manifests="+dir, "--providers.kubernetesingressnginx=true")
+	cmd.Dir = t.TempDir()
+	data, err := cmd.Output()
+	require.NoError(t, err)
+	out := string(data)
+	assert.Contains(t, out, `"nginx_default-shop-shop-example-app"`)
+	assert.NotContains(t, out, `"default-blog-blog-example"`, "the Traefik-style provider is off")
+}
+
+func TestMergeConfigurationsKeepsEveryProvidersValues(t *testing.T) {
+	rt, svc := &dynamic.Router{Rule: `Host("a")`, Service: "a"}, dynamic.NewServersService()
+	mw := &dynamic.Middleware{"headers": map[string]any{}}
+	cert := &dynamic.CertAndStores{Certificate: dynamic.Certificate{CertFile: "C", KeyFile: "K"}}
+	a := &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{Routers: map[string]*dynamic.Router{"a": rt}, Services: map[string]*dynamic.Service{"a": svc}},
+		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{cert}}}
+	same := *cert
+	b := &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{Routers: map[string]*dynamic.Router{"nginx_b": rt}, Middlewares: map[string]*dynamic.Middleware{"nginx_m": mw},
+		ServersTransports: map[string]*dynamic.ServersTransport{"nginx_t": {ServerName: "x"}}},
+		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{&same}}}
+	got := mergeConfigurations([]*dynamic.Configuration{a, b})
+	assert.Same(t, rt, got.HTTP.Routers["a"])
+	assert.Same(t, rt, got.HTTP.Routers["nginx_b"])
+	assert.Same(t, svc, got.HTTP.Services["a"])
+	assert.Same(t, mw, got.HTTP.Middlewares["nginx_m"])
+	assert.Equal(t, "x", got.HTTP.ServersTransports["nginx_t"].ServerName)
+	require.Len(t, got.TLS.Certificates, 1, "a certificate both load is given once")
+	assert.True(t, strings.Contains(got.TLS.Certificates[0].CertFile, "C"))
+}

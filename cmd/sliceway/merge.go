@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+)
+
+// mergeMessages reads the configurations of providers (each message
+// names its provider) from in and sends on out one configuration of them
+// all: once every provider has sent its first, then after each new one.
+// With one provider its configurations pass as they are. The providers'
+// names never collide (the ingress-nginx provider's start with nginx_),
+// so merging is a union. It returns when ctx is done.
+func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []string, out chan<- dynamic.Message) {
+	last := map[string]*dynamic.Configuration{}
+	for {
+		var msg dynamic.Message
+		select {
+		case msg = <-in:
+		case <-ctx.Done():
+			return
+		}
+		if len(providers) == 1 {
+			select {
+			case out <- msg:
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		last[msg.ProviderName] = msg.Configuration
+		if len(last) < len(providers) {
+			continue // a partial configuration would drop the others' routes
+		}
+		confs := make([]*dynamic.Configuration, len(providers))
+		for i, name := range providers {
+			confs[i] = last[name]
+		}
+		select {
+		case out <- dynamic.Message{ProviderName: "sliceway", Configuration: mergeConfigurations(confs)}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// mergeConfigurations is the union of confs. The maps are new; the
+// routers, services, middlewares, transports and certificates are the
+// providers' own values, so that what did not change keeps its pointer
+// (the stream's deltas and the encoders' texts rely on it). A certificate
+// two providers both load is given once.
+func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration {
+	h := &dynamic.HTTPConfiguration{
+		Routers:     map[string]*dynamic.Router{},
+		Services:    map[string]*dynamic.Service{},
+		Middlewares: map[string]*dynamic.Middleware{},
+	}
+	var certs []*dynamic.CertAndStores
+	for _, c := range confs {
+		if c == nil {
+			continue
+		}
+		if c.HTTP != nil {
+			union(h.Routers, c.HTTP.Routers)
+			union(h.Services, c.HTTP.Services)
+			union(h.Middlewares, c.HTTP.Middlewares)
+			if len(c.HTTP.ServersTransports) > 0 {
+				if h.ServersTransports == nil {
+					h.ServersTransports = map[string]*dynamic.ServersTransport{}
+				}
+				union(h.ServersTransports, c.HTTP.ServersTransports)
+			}
+		}
+		if c.TLS != nil {
+			for _, cert := range c.TLS.Certificates {
+				if !slices.ContainsFunc(certs, func(o *dynamic.CertAndStores) bool { return o.Certificate == cert.Certificate }) {
+					certs = append(certs, cert)
+				}
+			}
+		}
+	}
+	out := &dynamic.Configuration{HTTP: h}
+	if len(certs) > 0 {
+		out.TLS = &dynamic.TLSConfiguration{Certificates: certs}
+	}
+	return out
+}
+
+func union[T any](dst, src map[string]*T) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/config/static"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+)
+
+// enabledProvider is a provider the configuration runs: the Traefik-style
+// one (always) and the ingress-nginx one (when enabled).
+type enabledProvider struct {
+	option string // its section, for errors: providers.kubernetesIngress
+	run    interface {
+		Init() error
+		Provide(ctx context.Context, out chan<- dynamic.Message) error
+		SetClientset(cs kubernetes.Interface)
+		SetLogger(l zerolog.Logger)
+		SetObserver(o ingress.Observer)
+	}
+	opts *ingress.Provider // its options, as a one-shot render reads them
+}
+
+// enabledProviders lists the providers of cfg, the Traefik-style one first.
+func enabledProviders(cfg *static.Configuration) []enabledProvider {
+	if cfg.Providers == nil {
+		cfg.Providers = &static.Providers{}
+	}
+	cfg.Providers.EnableDefault()
+	var list []enabledProvider
+	if p := cfg.Providers.KubernetesIngress; p != nil {
+		list = append(list, enabledProvider{option: "providers.kubernetesIngress", run: p, opts: p})
+	}
+	if p := cfg.Providers.KubernetesIngressNGINX; p != nil {
+		list = append(list, enabledProvider{option: "providers.kubernetesIngressNGINX", run: p, opts: &p.Provider})
+	}
+	return list
+}
+
+// initProviders gives each enabled provider the logger (and observer) and
+// validates its options; none enabled is an error.
+func initProviders(cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) ([]enabledProvider, error) {
+	list := enabledProviders(cfg)
+	for _, ep := range list {
+		ep.run.SetLogger(logger)
+		if observer != nil {
+			ep.run.SetObserver(observer)
+		}
+		if err := ep.run.Init(); err != nil {
+			return nil, fmt.Errorf("%s.%w", ep.option, err)
+		}
+	}
+	return list, nil
+}
+
+// clusterOptions are the provider options that say which cluster, and
+// which part of it, is read: the first enabled provider's, for the
+// manifests and the demo (which every provider reads alike).
+func clusterOptions(cfg *static.Configuration) *ingress.Provider {
+	return enabledProviders(cfg)[0].opts
+}
+
+// providerName is the name an enabled provider gives its messages.
+func providerName(ep enabledProvider) string {
+	if ep.opts.IsNGINX() {
+		return ingress.NGINXProviderName
+	}
+	return ingress.ProviderName
+}
+
+// inMemoryCluster says whether the configuration reads manifests or the
+// demo, which every provider reads from the one in-memory cluster.
+func inMemoryCluster(cfg *static.Configuration) bool {
+	return len(cfg.Manifests) > 0 || cfg.Demo || !clusterOptions(cfg).ClusterConfigured()
+}
+
+// providerClientset is the clientset of an enabled provider: shared, the
+// one of the in-memory cluster or of the first provider's connection; a
+// provider's own connection otherwise.
+func providerClientset(cfg *static.Configuration, ep enabledProvider, shared kubernetes.Interface) (kubernetes.Interface, error) {
+	if inMemoryCluster(cfg) || ep.opts == clusterOptions(cfg) {
+		return shared, nil
+	}
+	cs, err := ep.opts.NewClientset()
+	if err != nil {
+		return nil, fmt.Errorf("%s: connecting to the cluster: %w", ep.option, err)
+	}
+	return cs, nil
+}
