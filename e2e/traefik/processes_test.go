@@ -30,9 +30,10 @@ type process struct {
 	err    error
 }
 
-// start runs bin with args, stdout and stderr to log (or through
-// scan, which copies them there, when not nil), and stops it at the end
-// of the test: an interrupt, then a kill if it has not exited in 10s.
+// start runs bin with args, stdout and stderr to log (stderr also to
+// scan, when not nil: it reads the lines as they come), and stops it at
+// the end of the test: an interrupt, then a kill if it has not exited in
+// 10s.
 func start(t *testing.T, name, log string, scan func(io.Reader), bin string, args ...string) *process {
 	t.Helper()
 	out, err := os.Create(log)
@@ -41,31 +42,22 @@ func start(t *testing.T, name, log string, scan func(io.Reader), bin string, arg
 	}
 	p := &process{name: name, log: log, cmd: exec.Command(bin, args...), exited: make(chan struct{})}
 	p.cmd.Env = configuredByArgs()
-	p.cmd.Stdout = out
-	var pipe io.ReadCloser
+	p.cmd.Stdout, p.cmd.Stderr = out, out
+	var lines *io.PipeWriter
 	if scan != nil {
-		if pipe, err = p.cmd.StderrPipe(); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		p.cmd.Stderr = out
+		var r *io.PipeReader
+		r, lines = io.Pipe()
+		p.cmd.Stderr = io.MultiWriter(out, lines) // exec copies it; Wait waits for the copy
+		go func() { scan(r); _, _ = io.Copy(io.Discard, r) }()
 	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	copied := make(chan struct{})
 	go func() {
-		defer close(copied)
-		if pipe != nil {
-			r, w := io.Pipe()
-			go func() { scan(r); _, _ = io.Copy(io.Discard, r) }()
-			_, _ = io.Copy(io.MultiWriter(out, w), pipe)
-			_ = w.Close()
-		}
-	}()
-	go func() {
-		<-copied // Wait closes the pipe: read it all first
 		p.err = p.cmd.Wait()
+		if lines != nil {
+			_ = lines.Close()
+		}
 		_ = out.Close()
 		close(p.exited)
 	}()
@@ -236,7 +228,7 @@ func get200(url string) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	return res.StatusCode == http.StatusOK, res.Status + " " + string(body)
 }
@@ -250,7 +242,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 
