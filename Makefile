@@ -66,9 +66,13 @@ bench:
 # sliceway's configurations (the fixtures, the demo, a generated cluster,
 # the Ingress conformance cases, a running serve) given to Traefik's HTTP
 # provider, certificate loader and router, built from its module (fetched
-# and built once; about half a minute afterwards).
+# and built once; about half a minute afterwards). Then the end-to-end
+# suite (e2e/traefik): requests through the real Traefik binary, polling
+# a real `sliceway serve`, to echo backends on 127.0.0.1 (the binary takes
+# minutes to build the first time; the suite, seconds).
 check-traefik:
 	bash tools/traefik-check/run
+	bash tools/traefik-e2e/run
 
 # Traefik's Kubernetes Ingress provider and sliceway's renders (cold and
 # warm full, after one EndpointSlice change) on the same generated

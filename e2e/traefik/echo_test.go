@@ -1,0 +1,122 @@
+package traefike2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Echo is what an echo backend saw of a request, as it answers it in
+// JSON: which backend it is, and the request as it arrived after Traefik
+// (path, raw path, query, Host, every header, the peer).
+type Echo struct {
+	Backend    string      `json:"backend"`
+	TLS        bool        `json:"tls"`
+	Proto      string      `json:"proto"`
+	Method     string      `json:"method"`
+	Path       string      `json:"path"`
+	RawPath    string      `json:"rawPath"`
+	RequestURI string      `json:"requestURI"`
+	Query      string      `json:"query"`
+	Host       string      `json:"host"`
+	Header     http.Header `json:"header"`
+	RemoteAddr string      `json:"remoteAddr"`
+	Body       string      `json:"body"`
+}
+
+// echoBackendHeader names the answering backend on every echo response,
+// so that an answer whose body is not JSON (HEAD) is still attributed.
+const echoBackendHeader = "X-Echo-Backend"
+
+// maxEchoBody bounds the request body an echo reads back.
+const maxEchoBody = 64 << 10
+
+// echoStatus is the status a request asks its backend for: the three
+// digits after the last "/status/" of its path (/status/404, or
+// /app/status/503 after a prefix), else 200. Error-page and retry cases
+// use it.
+func echoStatus(path string) int {
+	i := strings.LastIndex(path, "/status/")
+	if i < 0 {
+		return http.StatusOK
+	}
+	digits := path[i+len("/status/"):]
+	if len(digits) > 3 {
+		digits = digits[:3]
+	}
+	code, err := strconv.Atoi(digits)
+	if err != nil || code < 100 || code > 599 {
+		return http.StatusOK
+	}
+	return code
+}
+
+func echoHandler(name string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, maxEchoBody))
+		answer := Echo{
+			Backend: name, TLS: r.TLS != nil, Proto: r.Proto, Method: r.Method,
+			Path: r.URL.Path, RawPath: r.URL.RawPath, RequestURI: r.RequestURI, Query: r.URL.RawQuery,
+			Host: r.Host, Header: r.Header, RemoteAddr: r.RemoteAddr, Body: string(body),
+		}
+		w.Header().Set(echoBackendHeader, name)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(echoStatus(r.URL.Path))
+		_ = json.NewEncoder(w).Encode(answer)
+	})
+}
+
+// backends are the echo servers of the suite, by name, started when a
+// manifest first names one. httptest listens on 127.0.0.1.
+type backends struct {
+	t  *testing.T
+	mu sync.Mutex
+	by map[string]*backend
+}
+
+type backend struct {
+	tls    bool
+	server *httptest.Server
+}
+
+func newBackends(t *testing.T) *backends {
+	return &backends{t: t, by: map[string]*backend{}}
+}
+
+// port returns the port of the backend called name, started now if it
+// is new: plain HTTP, or HTTPS with httptest's self-signed certificate
+// when tls is set. A name is one kind of backend for the whole suite.
+func (b *backends) port(name string, tls bool) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if be, ok := b.by[name]; ok {
+		if be.tls != tls {
+			return 0, &backendKindError{name: name, tls: be.tls}
+		}
+		return portOf(be.server.Listener.Addr().String())
+	}
+	var s *httptest.Server
+	if tls {
+		s = httptest.NewTLSServer(echoHandler(name))
+	} else {
+		s = httptest.NewServer(echoHandler(name))
+	}
+	b.t.Cleanup(s.Close)
+	b.by[name] = &backend{tls: tls, server: s}
+	return portOf(s.Listener.Addr().String())
+}
+
+type backendKindError struct {
+	name string
+	tls  bool
+}
+
+func (e *backendKindError) Error() string {
+	kind := map[bool]string{true: "an HTTPS", false: "a plain HTTP"}
+	return "backend " + strconv.Quote(e.name) + " is already " + kind[e.tls] + " backend; give the other kind another name"
+}

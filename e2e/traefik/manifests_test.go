@@ -1,0 +1,230 @@
+package traefike2e
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+)
+
+// A case's manifests are a text/template. The data is the case's
+// identity, and the functions write the objects every case needs, so
+// that a case holds only the Ingresses (and whatever else it is about):
+//
+//	{{ .Host }}, {{ .Namespace }}, {{ .Name }}
+//	{{ service "web" "app-a" "app-b" }}  Service web (port 80, named http) and one FQDN
+//	                                     EndpointSlice of 127.0.0.1 per echo backend named
+//	{{ httpsService "secure" "tls-a" }}  the same on port 443, named https, to HTTPS echo backends
+//	{{ tlsSecret "cert" }}               a kubernetes.io/tls Secret for the case's host
+//	{{ tlsSecret "cert" "a.x" "b.x" }}   ... for those names
+//
+// Each function writes whole YAML documents, each starting with "---", so
+// it stands on a line of its own between documents.
+type caseData struct {
+	Name      string
+	Namespace string
+	Host      string
+}
+
+// manifests renders the cases' templates and writes them, one file per
+// case, into dir, which `sliceway serve` follows.
+type manifests struct {
+	dir      string
+	backends *backends
+	certs    *certificates
+}
+
+// file is where the case's manifests are written.
+func (m *manifests) file(name string) string { return filepath.Join(m.dir, name+".yaml") }
+
+// write renders text for the case and replaces its file at once (a
+// rename), so serve never reads half a file.
+func (m *manifests) write(c *Case, text string) error {
+	out, err := m.render(c, text)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(m.dir, "."+c.Name+".tmp") // not .yaml: serve does not read it
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, m.file(c.Name))
+}
+
+func (m *manifests) render(c *Case, text string) ([]byte, error) {
+	data := caseData{Name: c.Name, Namespace: c.Name, Host: c.host()}
+	tmpl, err := template.New(c.Name).Option("missingkey=error").Funcs(template.FuncMap{
+		"service": func(name string, backends ...string) (string, error) {
+			return m.service(data.Namespace, name, false, backends)
+		},
+		"httpsService": func(name string, backends ...string) (string, error) {
+			return m.service(data.Namespace, name, true, backends)
+		},
+		"tlsSecret": func(name string, hosts ...string) (string, error) {
+			if len(hosts) == 0 {
+				hosts = []string{data.Host}
+			}
+			return m.certs.secret(data.Namespace, name, hosts)
+		},
+	}).Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: manifests: %w", c.Name, err)
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, data); err != nil {
+		return nil, fmt.Errorf("case %s: manifests: %w", c.Name, err)
+	}
+	return out.Bytes(), nil
+}
+
+// service writes a Service and, for each backend, an EndpointSlice of
+// address type FQDN holding "127.0.0.1" at that backend's port: a real
+// API server refuses loopback addresses in IPv4 slices, and sliceway takes
+// this one with allowFQDNEndpoints and allowLoopbackEndpoints, as `make
+// demo` does. Slice and Service ports share their name, which is how a
+// slice's port is matched to the Service's.
+func (m *manifests) service(ns, name string, tls bool, backendNames []string) (string, error) {
+	if len(backendNames) == 0 {
+		return "", fmt.Errorf("service %q: name at least one backend", name)
+	}
+	port, portName := 80, "http"
+	if tls {
+		port, portName = 443, "https"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Service
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  ports:
+  - name: %s
+    port: %d
+    protocol: TCP
+    targetPort: %s
+`, name, ns, portName, port, portName)
+	for _, be := range backendNames {
+		p, err := m.backends.port(be, tls)
+		if err != nil {
+			return "", fmt.Errorf("service %q: %w", name, err)
+		}
+		fmt.Fprintf(&b, `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: %s-%s
+  namespace: %s
+  labels:
+    kubernetes.io/service-name: %s
+addressType: FQDN
+ports:
+- name: %s
+  port: %d
+  protocol: TCP
+endpoints:
+- addresses: ["127.0.0.1"]
+  conditions: {ready: true, serving: true, terminating: false}
+`, name, be, ns, name, portName, p)
+	}
+	return b.String(), nil
+}
+
+// certificates are the self-signed certificates of the cases' TLS
+// Secrets, kept by namespace/name so that a rewrite of a case's manifests
+// keeps its certificate, and a request can ask for the one it must be
+// served (Request.CertSecret).
+type certificates struct {
+	mu sync.Mutex
+	by map[string]*x509.Certificate
+	// pem is the Secret's tls.crt and tls.key, by namespace/name.
+	pem map[string][2][]byte
+}
+
+func newCertificates() *certificates {
+	return &certificates{by: map[string]*x509.Certificate{}, pem: map[string][2][]byte{}}
+}
+
+// get returns the certificate of Secret namespace/name, nil if no case
+// wrote it.
+func (c *certificates) get(key string) *x509.Certificate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.by[key]
+}
+
+func (c *certificates) secret(ns, name string, hosts []string) (string, error) {
+	key := ns + "/" + name
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pair, ok := c.pem[key]
+	if !ok {
+		cert, crt, k, err := selfSigned(hosts)
+		if err != nil {
+			return "", fmt.Errorf("tlsSecret %q: %w", name, err)
+		}
+		pair = [2][]byte{crt, k}
+		c.pem[key], c.by[key] = pair, cert
+	}
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: %s
+  namespace: %s
+type: kubernetes.io/tls
+data:
+  tls.crt: %s
+  tls.key: %s
+`, name, ns, base64.StdEncoding.EncodeToString(pair[0]), base64.StdEncoding.EncodeToString(pair[1])), nil
+}
+
+// selfSigned makes an ECDSA P-256 certificate for the DNS names, valid
+// from an hour ago for a day, and returns it with its PEM and its key's
+// PKCS#8 PEM.
+func selfSigned(hosts []string) (*x509.Certificate, []byte, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: hosts[0], Organization: []string{"sliceway e2e"}},
+		DNSNames:     hosts,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
+}
