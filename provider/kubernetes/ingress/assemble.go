@@ -141,6 +141,7 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 	if a.irregular {
 		return nil, false
 	}
+	adoptUnchanged(prev.HTTP, news)
 	oldSet := make(map[*translate.Part]struct{}, len(olds))
 	for _, p := range olds {
 		oldSet[&p.Part] = struct{}{}

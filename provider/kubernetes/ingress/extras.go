@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"maps"
+	"reflect"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 )
@@ -134,4 +135,39 @@ func (x *extraRefs) transportMap(prev map[string]*dynamic.ServersTransport) map[
 // same names.
 func sameMapValues[T any](a, b map[string]*T) bool {
 	return len(a) == len(b) && maps.EqualFunc(a, b, func(x, y *T) bool { return x == y })
+}
+
+// adoptUnchanged gives the services, middlewares and transports of news
+// that equal the previous configuration's of the same name the previous
+// pointers, so that a part translated again without a change of what it
+// adds changes nothing the proxy reads (the load balancers keep theirs
+// through the stale entries; a dialect's own services are built anew).
+func adoptUnchanged(prev *dynamic.HTTPConfiguration, news []*ingressPart) {
+	for _, p := range news {
+		for i := range p.Services {
+			ns := &p.Services[i]
+			old := prev.Services[ns.Name]
+			if old == nil || old == ns.Service || !reflect.DeepEqual(old, ns.Service) {
+				continue
+			}
+			for j := range p.Routers {
+				if pr := &p.Routers[j]; pr.Service == ns.Service {
+					pr.Service = old
+				}
+			}
+			ns.Service = old
+		}
+		for i := range p.Middlewares {
+			m := &p.Middlewares[i]
+			if old := prev.Middlewares[m.Name]; old != nil && old != m.Middleware && reflect.DeepEqual(old, m.Middleware) {
+				m.Middleware = old
+			}
+		}
+		for i := range p.Transports {
+			t := &p.Transports[i]
+			if old := prev.ServersTransports[t.Name]; old != nil && old != t.Transport && reflect.DeepEqual(old, t.Transport) {
+				t.Transport = old
+			}
+		}
+	}
 }

@@ -32,6 +32,7 @@ type churn struct {
 	nsvc    int
 	created time.Time
 	nodes   bool // also change Nodes, NodePort Services and topology hints
+	nginx   bool // change ingress-nginx annotations and TLS hosts
 }
 
 const churnNS = clustergen.Namespace
@@ -291,6 +292,9 @@ func (c *churn) mutateIngress(ing *netv1.Ingress) {
 	case 4:
 		if ing.Spec.TLS == nil {
 			ing.Spec.TLS = []netv1.IngressTLS{{SecretName: fmt.Sprintf("tls-%d", c.rnd.IntN(3))}}
+			if c.nginx {
+				ing.Spec.TLS[0].Hosts = []string{rule.Host}
+			}
 		} else {
 			ing.Spec.TLS = nil
 		}
@@ -311,6 +315,10 @@ func (c *churn) mutateIngress(ing *netv1.Ingress) {
 	case 7:
 		if ing.Annotations == nil {
 			ing.Annotations = map[string]string{}
+		}
+		if c.nginx {
+			c.mutateNGINXAnnotations(ing.Annotations)
+			break
 		}
 		ing.Annotations["traefik.ingress.kubernetes.io/router.priority"] = []string{"10", "x"}[c.rnd.IntN(2)]
 	default:

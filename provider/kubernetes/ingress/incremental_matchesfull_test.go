@@ -33,19 +33,21 @@ func TestIncrementalMatchesFull(t *testing.T) {
 		seeds = uint64(n)
 	}
 	for _, variant := range []struct {
-		name  string
-		nodes bool
-	}{{"objects", false}, {"nodes-and-topology", true}} {
+		name         string
+		nodes, nginx bool
+	}{{"objects", false, false}, {"nodes-and-topology", true, false}, {"ingress-nginx", false, true}} {
 		for seed := range seeds {
 			t.Run(fmt.Sprintf("%s/seed=%d", variant.name, seed), func(t *testing.T) {
-				runIncremental(t, seed, variant.nodes, crt, key)
+				runIncremental(t, seed, variant.nodes, variant.nginx, crt, key)
 			})
 		}
 	}
 }
 
-// runIncremental is one run of TestIncrementalMatchesFull.
-func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
+// runIncremental is one run of TestIncrementalMatchesFull; nginx runs
+// the ingress-nginx provider, whose Ingresses change their
+// nginx.ingress.kubernetes.io annotations too.
+func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byte) {
 	const services = 30
 	cs := fake.NewClientset()
 	for _, o := range clustergen.Cluster(services, 6) {
@@ -54,6 +56,13 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 	var events atomic.Int64
 	changes := &Changes{}
 	opts := benchOptions()
+	if nginx {
+		np := &NGINXProvider{}
+		np.SetDefaults()
+		np.WatchIngressWithoutClass = true // the generated Ingresses name no class
+		require.NoError(t, np.Init())
+		opts = &np.Provider
+	}
 	if nodes {
 		// The zone comes from this proxy's Node, so Node changes matter.
 		opts.Topology = &Topology{Node: "node-1"}
@@ -67,7 +76,7 @@ func runIncremental(t *testing.T, seed uint64, nodes bool, crt, key []byte) {
 
 	r := NewRenderer(opts)
 	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx,
-		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0), nodes: nodes}
+		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0), nodes: nodes, nginx: nginx}
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
 	// What serve and watch do with the configurations: the encoder takes the

@@ -16,6 +16,9 @@ import (
 const (
 	// TraefikAnnotationPrefix starts the annotations of Ingresses and Services that translation reads.
 	TraefikAnnotationPrefix = "traefik.ingress.kubernetes.io/"
+	// NGINXAnnotationPrefix starts the annotations of Ingresses that the
+	// ingress-nginx dialect reads.
+	NGINXAnnotationPrefix = "nginx.ingress.kubernetes.io/"
 	// IngressClassAnnotation is the legacy class annotation of Ingresses.
 	IngressClassAnnotation = "kubernetes.io/ingress.class"
 	// DefaultClassAnnotation marks the cluster's default IngressClass.
@@ -139,6 +142,7 @@ func ingressChanged(o, n *netv1.Ingress) bool {
 	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
 		o.Annotations[IngressClassAnnotation] != n.Annotations[IngressClassAnnotation] ||
 		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix) ||
+		!prefixedEqual(o.Annotations, n.Annotations, NGINXAnnotationPrefix) ||
 		!reflect.DeepEqual(o.Labels, n.Labels) ||
 		// The status writer compares the status it wants with this one.
 		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer)

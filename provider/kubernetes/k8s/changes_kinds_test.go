@@ -179,8 +179,14 @@ func TestChangedIngress(t *testing.T) {
 		}, true},
 
 		{"annotation of another controller", func(i I) {
-			i.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "16m"
+			i.Annotations["alb.ingress.kubernetes.io/scheme"] = "internet-facing"
 		}, false},
+		// The ingress-nginx dialect reads these; the Traefik-style one's
+		// informers drop them before the filter sees the objects
+		// (Keep.Transform).
+		{"ingress-nginx annotation", func(i I) {
+			i.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "16m"
+		}, true},
 		{"cert-manager annotation removed", func(i I) { delete(i.Annotations, "cert-manager.io/cluster-issuer") }, false},
 		{"restartedAt annotation", func(i I) {
 			i.Annotations["kubectl.kubernetes.io/restartedAt"] = "2026-01-02T00:00:00Z"

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // AnnotationPrefix starts every annotation this dialect reads.
-const AnnotationPrefix = "nginx.ingress.kubernetes.io/"
+const AnnotationPrefix = k8s.NGINXAnnotationPrefix
 
 // annotation is one nginx.ingress.kubernetes.io annotation this dialect
 // knows: how its value is read into a Config, and whether it controls
