@@ -30,7 +30,7 @@ func Hosts(ing *netv1.Ingress) []string {
 			hosts = append(hosts, rule.Host)
 		}
 	}
-	return hosts
+	return redirectHosts(ing, hosts)
 }
 
 // Translate builds into p (zero) the part of ing, an Ingress this dialect
@@ -135,17 +135,19 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	rule := pathRule(host, path, facts.regex)
 	priority := pathPriority(host, path, facts.regex)
 	plain := pc.router(rule, priority, svc.name)
-	plain.Middlewares = append(pc.plainOnly(), mws...)
+	plain.Middlewares = pc.plainMiddlewares(mws)
 	if len(plain.Middlewares) == 0 {
 		plain.Middlewares = nil
 	}
 	t.p.AddRouter(pc.key, ref, plain, svc.svc)
+	var secure *dynamic.Router
 	if facts.tls {
-		secure := pc.router(rule, priority, svc.name)
+		secure = pc.router(rule, priority, svc.name)
 		secure.Middlewares = mws
 		secure.TLS = &dynamic.RouterTLSConfig{}
 		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
 	}
+	pc.extraRouters(plain, secure, svc)
 }
 
 // router is a router of the path with its rule, priority and service.
