@@ -3,6 +3,7 @@ package nginx
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -20,12 +21,18 @@ import (
 // (a wildcard *.example.com matches one more label), never one of
 // nginx's regular expressions (~^www\d+\.example\.com$).
 
+// hostName is a DNS name, or a wildcard one.
+var hostName = regexp.MustCompile(`^(\*\.)?[a-z0-9_]([-a-z0-9_.]*[a-z0-9_])?$`)
+
 func parseAliases(v string) ([]string, error) {
 	var out []string
 	for _, alias := range parseList(v) {
 		alias = strings.ToLower(alias)
 		if strings.HasPrefix(alias, "~") {
-			return nil, fmt.Errorf("%q is an nginx regular expression: only host names are supported", alias)
+			return nil, fmt.Errorf("alias %s is an nginx regular expression: only host names are supported", alias)
+		}
+		if !hostName.MatchString(alias) {
+			return nil, fmt.Errorf("alias %q is not a host name", alias)
 		}
 		if err := translate.CheckHost(alias); err != nil {
 			return nil, err

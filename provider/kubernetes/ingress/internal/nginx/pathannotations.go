@@ -45,22 +45,30 @@ var pathAnnotations = []annotation{
 	{name: "use-regex", parse: func(v string, c *Config) (err error) { c.Paths.UseRegex, err = parseBool(v); return }},
 	{name: "rewrite-target", parse: func(v string, c *Config) (err error) { c.Paths.RewriteTarget, err = parseRewriteTarget(v); return }},
 	{name: "x-forwarded-prefix", parse: func(v string, c *Config) (err error) { c.Paths.XForwardedPrefix, err = parseForwardedPrefix(v); return }},
-	{name: "ssl-redirect", parse: func(v string, c *Config) (err error) { c.Paths.SSLRedirect, err = parseBool(v); return }},
+	{name: "ssl-redirect", parse: func(v string, c *Config) error { return keep(&c.Paths.SSLRedirect, v, parseBool) }},
 	{name: "force-ssl-redirect", parse: func(v string, c *Config) (err error) { c.Paths.ForceSSLRedirect, err = parseBool(v); return }},
 	{name: "preserve-trailing-slash", parse: func(v string, c *Config) (err error) { c.Paths.PreserveTrailingSlash, err = parseBool(v); return }},
 	{name: "app-root", parse: func(v string, c *Config) (err error) { c.Paths.AppRoot, err = parseAppRoot(v); return }},
 	{name: "permanent-redirect", parse: func(v string, c *Config) (err error) { c.Paths.Redirect.Permanent, err = parseRedirectURL(v); return }},
-	{name: "permanent-redirect-code", parse: func(v string, c *Config) (err error) {
-		c.Paths.Redirect.PermanentCode, err = parseRedirectCode(v, permanentCodes)
-		return
+	{name: "permanent-redirect-code", parse: func(v string, c *Config) error {
+		return keep(&c.Paths.Redirect.PermanentCode, v, func(v string) (int, error) { return parseRedirectCode(v, permanentCodes) })
 	}},
 	{name: "temporal-redirect", parse: func(v string, c *Config) (err error) { c.Paths.Redirect.Temporal, err = parseRedirectURL(v); return }},
-	{name: "temporal-redirect-code", parse: func(v string, c *Config) (err error) {
-		c.Paths.Redirect.TemporalCode, err = parseRedirectCode(v, temporalCodes)
-		return
+	{name: "temporal-redirect-code", parse: func(v string, c *Config) error {
+		return keep(&c.Paths.Redirect.TemporalCode, v, func(v string) (int, error) { return parseRedirectCode(v, temporalCodes) })
 	}},
 	{name: "from-to-www-redirect", parse: func(v string, c *Config) (err error) { c.Paths.FromToWWW, err = parseBool(v); return }},
 	{name: "server-alias", parse: func(v string, c *Config) (err error) { c.Paths.ServerAliases, err = parseAliases(v); return }},
+}
+
+// keep sets *field to what parse reads of v, and leaves its default
+// when v is bad: the Ingress is served as without the annotation.
+func keep[T any](field *T, v string, parse func(string) (T, error)) error {
+	x, err := parse(v)
+	if err == nil {
+		*field = x
+	}
+	return err
 }
 
 // rewrites says whether the rewrite-target rewrites the path p: as
@@ -98,7 +106,7 @@ func (c *PathConfig) regexMode(ing *netv1.Ingress, host string) bool {
 func (pc *pathContext) plainMiddlewares(mws []string) []string {
 	ssl := pc.plainOnly()
 	if len(ssl) == 0 {
-		return mws
+		return slices.Clone(mws) // each router its own slice
 	}
 	red, _ := pc.redirects() // the same names again: middlewares are defined once
 	if len(red) > len(mws) || !slices.Equal(mws[:len(red)], red) {

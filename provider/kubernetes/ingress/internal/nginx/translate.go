@@ -22,7 +22,8 @@ type Options struct {
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
 // of each (whether a path of the host is a regular expression, whether
-// the host has TLS, the canaries of its paths).
+// the host has TLS, the canaries of its paths); and its aliases and www
+// names (redirectHosts).
 func Hosts(ing *netv1.Ingress) []string {
 	var hosts []string
 	for _, rule := range ing.Spec.Rules {
