@@ -28,14 +28,14 @@ func (t *translation) hostFacts(host string) hostFacts {
 		ings = t.env.Hosts(host)
 	}
 	for _, ing := range ings {
-		if ing == nil {
-			continue
+		if ing == nil || !hasRuleFor(ing, host) {
+			continue // one that reads host as an alias or a www name
 		}
 		cfg := t.cfg
 		if ing != t.ing {
 			cfg, _ = ParseAnnotations(ing.Annotations)
 		}
-		if !cfg.Canary.Enabled && cfg.Paths.regexMode() {
+		if !cfg.Canary.Enabled && cfg.Paths.regexMode(ing, host) {
 			f.regex = true
 		}
 		for _, entry := range ing.Spec.TLS {

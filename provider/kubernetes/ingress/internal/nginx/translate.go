@@ -22,7 +22,8 @@ type Options struct {
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
 // of each (whether a path of the host is a regular expression, whether
-// the host has TLS, the canaries of its paths).
+// the host has TLS, the canaries of its paths); and its aliases and www
+// names (redirectHosts).
 func Hosts(ing *netv1.Ingress) []string {
 	var hosts []string
 	for _, rule := range ing.Spec.Rules {
@@ -30,7 +31,7 @@ func Hosts(ing *netv1.Ingress) []string {
 			hosts = append(hosts, rule.Host)
 		}
 	}
-	return hosts
+	return redirectHosts(ing, hosts)
 }
 
 // Translate builds into p (zero) the part of ing, an Ingress this dialect
@@ -135,17 +136,19 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	rule := pathRule(host, path, facts.regex)
 	priority := pathPriority(host, path, facts.regex)
 	plain := pc.router(rule, priority, svc.name)
-	plain.Middlewares = append(pc.plainOnly(), mws...)
+	plain.Middlewares = pc.plainMiddlewares(mws)
 	if len(plain.Middlewares) == 0 {
 		plain.Middlewares = nil
 	}
 	t.p.AddRouter(pc.key, ref, plain, svc.svc)
+	var secure *dynamic.Router
 	if facts.tls {
-		secure := pc.router(rule, priority, svc.name)
+		secure = pc.router(rule, priority, svc.name)
 		secure.Middlewares = mws
 		secure.TLS = &dynamic.RouterTLSConfig{}
 		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
 	}
+	pc.extraRouters(plain, secure, svc)
 }
 
 // router is a router of the path with its rule, priority and service.
