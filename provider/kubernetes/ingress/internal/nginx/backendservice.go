@@ -113,7 +113,11 @@ func (pc *pathContext) deriveService(base *dynamic.Service) (func(*dynamic.Servi
 	if c.ServiceUpstream {
 		tw.servers = pc.upstreamServers(tw.scheme)
 	}
-	if b.fallback != nil && tw.servers == nil {
+	// The default backend is needed only when the path's Service has no
+	// servers now, or may lose them in place (allowEmptyServices):
+	// otherwise the Service losing its servers translates the Ingress
+	// again.
+	if b.fallback != nil && tw.servers == nil && (pc.env.AllowEmptyServices || noServers(base)) {
 		// The default backend, with the path's settings; it follows its
 		// own load balancer.
 		fb := *tw
@@ -125,11 +129,15 @@ func (pc *pathContext) deriveService(base *dynamic.Service) (func(*dynamic.Servi
 		return nil, true
 	}
 	return func(base *dynamic.Service) *dynamic.Service {
-		if fallback != "" && base != nil && base.LoadBalancer != nil && len(base.LoadBalancer.Servers) == 0 {
+		if fallback != "" && noServers(base) {
 			return weightedTo(fallback)
 		}
 		return tw.apply(base)
 	}, true
+}
+
+func noServers(s *dynamic.Service) bool {
+	return s != nil && s.LoadBalancer != nil && len(s.LoadBalancer.Servers) == 0
 }
 
 // weightedTo is a weighted service that sends everything to name.
