@@ -176,12 +176,16 @@ func (pc *pathContext) service() (routedService, bool) {
 		pc.problem(".backend.service", lb.Err)
 		return rs, false
 	}
-	if lb.NoServers() && !pc.env.AllowEmptyServices {
+	if lb.NoServers() && !pc.env.AllowEmptyServices && !pc.backendKeepsEmpty() {
 		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text()))
 		return rs, false
 	}
 	rs.name, rs.svc = pc.lbName, lb.Service
-	if derive := pc.deriveService(); derive != nil {
+	derive, ok := pc.deriveService(lb.Service)
+	if !ok {
+		return rs, false
+	}
+	if derive != nil {
 		name := pc.name("svc")
 		d := derive(lb.Service)
 		pc.p.Services = append(pc.p.Services, translate.NamedService{Name: name, Service: d, Base: lb.Service, Derive: derive})

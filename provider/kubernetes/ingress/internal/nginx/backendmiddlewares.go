@@ -1,0 +1,106 @@
+package nginx
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// backendMiddlewares are the middlewares that change the request on its
+// way to the backend, or the response, outermost first: the error pages
+// (which also replace a 413 of the body size limit, as nginx's
+// error_page does), the body size limit, the Host header.
+func (pc *pathContext) backendMiddlewares() ([]string, bool) {
+	c := &pc.cfg.Backend
+	var names []string
+	if b := pc.build(); b.errorPages != "" {
+		names = append(names, b.errorPages)
+	}
+	// proxy-body-size: Traefik's buffering middleware answers 413 to a
+	// larger body, as nginx does. It also reads the whole request, and
+	// the whole response, before passing them on (on disk past 1MiB),
+	// where nginx streams them. 0 is no limit: no middleware. Without the
+	// annotation there is no limit (ingress-nginx's ConfigMap default is
+	// 1m).
+	if c.BodySizeSet && c.BodySize > 0 {
+		name := ingressName(pc.ing.Namespace, pc.ing.Name, "body-size")
+		pc.addMiddleware(name, dynamic.Middleware{"buffering": map[string]any{"maxRequestBodyBytes": c.BodySize}})
+		names = append(names, name)
+	}
+	// upstream-vhost: Traefik's headers middleware sets the request's Host
+	// itself when customRequestHeaders names Host, and the load balancer
+	// (passHostHeader) sends that Host to the servers.
+	if c.UpstreamVHost != "" {
+		name := ingressName(pc.ing.Namespace, pc.ing.Name, "upstream-vhost")
+		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]any{"Host": c.UpstreamVHost}}})
+		names = append(names, name)
+	}
+	return names, true
+}
+
+// buildDefaultBackend reads the default-backend annotation's Service (its
+// first port, as ingress-nginx takes) and, with custom-http-errors,
+// defines the error pages middleware that sends to it.
+//
+// The Service's load balancer is asked for even when the Service is
+// missing, so that its arrival translates the Ingress again. A default
+// backend without servers takes no requests, as in ingress-nginx.
+func (t *translation) buildDefaultBackend(b *ingressBuild) {
+	c := &t.cfg.Backend
+	if c.DefaultBackend != "" {
+		port := netv1.ServiceBackendPort{}
+		if svc := t.env.Snapshot.Service(t.ing.Namespace, c.DefaultBackend); svc != nil && len(svc.Spec.Ports) > 0 {
+			port.Number = svc.Spec.Ports[0].Port
+		}
+		key := translate.PortKey{Service: translate.Key{Namespace: t.ing.Namespace, Name: c.DefaultBackend}, Port: port}
+		name := serviceName(key)
+		lb := t.env.LoadBalancer(key, name)
+		switch {
+		case lb.Err != nil:
+			t.annotationProblem("default-backend", translate.SeverityError, fmt.Errorf("%w (the Ingress is served without it)", lb.Err))
+		case lb.NoServers() && !t.env.AllowEmptyServices:
+			t.annotationProblem("default-backend", translate.SeverityWarning, fmt.Errorf("service %s/%s has no servers: it takes no requests until it has", t.ing.Namespace, c.DefaultBackend))
+		default:
+			b.fallback, b.fallbackName = lb, name
+		}
+	}
+	if len(c.CustomErrors) == 0 {
+		return
+	}
+	switch {
+	case c.DefaultBackend == "":
+		// ingress-nginx sends them to its controller-wide default backend,
+		// which this provider does not have.
+		t.annotationProblem("custom-http-errors", translate.SeverityError, errors.New("needs the default-backend annotation: there is no controller-wide default backend to send the error responses to (the Ingress is served without it)"))
+		return
+	case b.fallback == nil:
+		t.annotationProblem("custom-http-errors", translate.SeverityError, errors.New("the default-backend annotation's Service cannot take the error responses (the Ingress is served without it)"))
+		return
+	}
+	// Traefik's errors middleware asks the default backend for "/" with
+	// the client's request headers, and answers with the error's status
+	// code and the default backend's body. ingress-nginx sends X-Code,
+	// X-Format (the Accept header), X-Original-URI, X-Namespace,
+	// X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID
+	// instead, and answers with the default backend's status code: a
+	// default backend written for ingress-nginx that reads X-Code sees
+	// none here.
+	status := make([]string, len(c.CustomErrors))
+	for i, code := range c.CustomErrors {
+		status[i] = strconv.Itoa(code)
+	}
+	identity := func(s *dynamic.Service) *dynamic.Service { return s }
+	t.p.Services = append(t.p.Services, translate.NamedService{Name: b.fallbackName, Service: b.fallback.Service, Base: b.fallback.Service, Derive: identity})
+	b.errorPages = ingressName(t.ing.Namespace, t.ing.Name, "custom-http-errors")
+	t.addMiddleware(b.errorPages, dynamic.Middleware{"errors": map[string]any{"status": status, "service": b.fallbackName, "query": "/"}})
+}
+
+// annotationProblem files a problem of one of the Ingress's annotations.
+func (t *translation) annotationProblem(annotation string, severity translate.Severity, err error) {
+	t.p.Problem("metadata.annotations["+AnnotationPrefix+annotation+"]", severity, err)
+}
