@@ -11,13 +11,13 @@ import (
 
 // corsConfig is what the CORS annotations say.
 type corsConfig struct {
-	enabled      bool
-	origins      []string // "*" alone: any origin
-	methods      []string
-	headers      []string
-	expose       []string
-	credentials  bool
-	maxAge       int
+	enabled     bool
+	origins     []string // "*" alone: any origin
+	methods     []string
+	headers     []string
+	expose      []string
+	credentials bool
+	maxAge      int
 }
 
 // ingress-nginx's defaults.
