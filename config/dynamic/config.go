@@ -239,13 +239,34 @@ type ForwardingTimeouts struct {
 	IdleConnTimeout       ptypes.Duration `json:"idleConnTimeout,omitempty" toml:"idleConnTimeout,omitempty" yaml:"idleConnTimeout,omitempty"`
 }
 
-// TLSConfiguration holds the certificates.
+// TLSConfiguration holds the certificates and the TLS options routers
+// name in tls.options.
 type TLSConfiguration struct {
-	Certificates []*CertAndStores `json:"certificates,omitempty" toml:"certificates,omitempty" yaml:"certificates,omitempty"`
+	Certificates []*CertAndStores       `json:"certificates,omitempty" toml:"certificates,omitempty" yaml:"certificates,omitempty"`
+	Options      map[string]*TLSOptions `json:"options,omitempty" toml:"options,omitempty" yaml:"options,omitempty"`
 }
 
 // empty says whether t holds nothing to write (nil included).
-func (t *TLSConfiguration) empty() bool { return t == nil || len(t.Certificates) == 0 }
+func (t *TLSConfiguration) empty() bool {
+	return t == nil || len(t.Certificates) == 0 && len(t.Options) == 0
+}
+
+// TLSOptions are the options of TLS connections whose SNI host is that of
+// a router naming them; only what a provider here sets.
+type TLSOptions struct {
+	ClientAuth *ClientAuth `json:"clientAuth,omitempty" toml:"clientAuth,omitempty" yaml:"clientAuth,omitempty"`
+}
+
+// ClientAuth is how TLS clients are asked for a certificate, and the CAs
+// that must have signed it.
+type ClientAuth struct {
+	// CAFiles are PEM contents (or paths, which sliceway never writes).
+	CAFiles []string `json:"caFiles,omitempty" toml:"caFiles,omitempty" yaml:"caFiles,omitempty"`
+	// ClientAuthType is one of Go's tls.ClientAuthType names:
+	// NoClientCert, RequestClientCert, RequireAnyClientCert,
+	// VerifyClientCertIfGiven, RequireAndVerifyClientCert.
+	ClientAuthType string `json:"clientAuthType,omitempty" toml:"clientAuthType,omitempty" yaml:"clientAuthType,omitempty"`
+}
 
 // CertAndStores is a certificate and the TLS stores it belongs to.
 type CertAndStores struct {

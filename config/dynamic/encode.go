@@ -172,16 +172,31 @@ func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 		if !c.HTTP.empty() {
 			out.WriteByte(',')
 		}
-		out.WriteString(`"tls":{"certificates":[`)
-		for i, cert := range c.TLS.Certificates {
-			if i > 0 {
+		out.WriteString(`"tls":{`)
+		if len(c.TLS.Certificates) > 0 {
+			out.WriteString(`"certificates":[`)
+			for i, cert := range c.TLS.Certificates {
+				if i > 0 {
+					out.WriteByte(',')
+				}
+				if err := writeItem(e.texts.gen, out, e.texts.certs, cert, writeValue[*CertAndStores](e)); err != nil {
+					return err
+				}
+			}
+			out.WriteByte(']')
+		}
+		// Options are few (one per host that asks for client
+		// certificates): written again each time.
+		if len(c.TLS.Options) > 0 {
+			if len(c.TLS.Certificates) > 0 {
 				out.WriteByte(',')
 			}
-			if err := writeItem(e.texts.gen, out, e.texts.certs, cert, writeValue[*CertAndStores](e)); err != nil {
+			out.WriteString(`"options":`)
+			if err := e.value(out, c.TLS.Options); err != nil {
 				return err
 			}
 		}
-		out.WriteString("]}")
+		out.WriteByte('}')
 	}
 	out.WriteByte('}')
 	return nil

@@ -72,6 +72,14 @@ func encoderEdgeCases() []*Configuration {
 			Certificate: Certificate{CertFile: "-----BEGIN CERTIFICATE-----\nMIIB<x>\n\n  indented\n-----END CERTIFICATE-----\n", KeyFile: "k"},
 			Stores:      []string{"default"},
 		}}}},
+		{TLS: &TLSConfiguration{Options: map[string]*TLSOptions{"nginx_b": {ClientAuth: &ClientAuth{
+			CAFiles: []string{"-----BEGIN CERTIFICATE-----\nMIIB<x>\n-----END CERTIFICATE-----\n"}, ClientAuthType: "RequireAndVerifyClientCert",
+		}}, "a": {}, "c": nil}}},
+		{HTTP: &HTTPConfiguration{Routers: map[string]*Router{"r": {Service: "s", TLS: &RouterTLSConfig{Options: "o"}}}},
+			TLS: &TLSConfiguration{
+				Certificates: []*CertAndStores{{Certificate: Certificate{CertFile: "c", KeyFile: "k"}}},
+				Options:      map[string]*TLSOptions{"o": {ClientAuth: &ClientAuth{CAFiles: []string{"ca1", "ca2"}, ClientAuthType: "VerifyClientCertIfGiven"}}},
+			}},
 		encoderTestConfiguration(50, 3),
 	}
 }
@@ -124,7 +132,7 @@ func TestJSONEncoderKnowsEveryField(t *testing.T) {
 	for typ, fields := range map[reflect.Type][]string{
 		reflect.TypeFor[Configuration]():     {"HTTP", "TLS"},
 		reflect.TypeFor[HTTPConfiguration](): {"Routers", "Services", "Middlewares", "ServersTransports"},
-		reflect.TypeFor[TLSConfiguration]():  {"Certificates"},
+		reflect.TypeFor[TLSConfiguration]():  {"Certificates", "Options"},
 	} {
 		var names []string
 		for f := range typ.Fields() {

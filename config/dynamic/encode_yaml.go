@@ -67,9 +67,18 @@ func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 		}
 	}
 	if t := c.TLS; !t.empty() {
-		out.WriteString("tls:\n  certificates:\n")
-		for _, cert := range t.Certificates {
-			if err := writeItem(gen, out, e.texts.certs, cert, yamlListItem); err != nil {
+		out.WriteString("tls:\n")
+		if len(t.Certificates) > 0 {
+			out.WriteString("  certificates:\n")
+			for _, cert := range t.Certificates {
+				if err := writeItem(gen, out, e.texts.certs, cert, yamlListItem); err != nil {
+					return err
+				}
+			}
+		}
+		// After certificates, as the YAML library orders the keys.
+		if len(t.Options) > 0 {
+			if err := yamlNested(out, map[string]any{"options": t.Options}, "tls"); err != nil {
 				return err
 			}
 		}

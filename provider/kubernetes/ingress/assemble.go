@@ -218,7 +218,7 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 		middlewares, transports = a.extras.middlewareMap(middlewares), a.extras.transportMap(transports)
 	}
 	tls := prev.TLS
-	if certs {
+	if certs || a.extras.tlsChanged {
 		for _, p := range olds {
 			a.removeCerts(p)
 		}
@@ -304,17 +304,22 @@ func (a *assembly) removeCerts(p *ingressPart) {
 	}
 }
 
-// certList is the TLS section: the certificates by key.
+// certList is the TLS section: the certificates by key, and the TLS
+// options of the parts.
 func (a *assembly) certList() *dynamic.TLSConfiguration {
-	if len(a.certRefs) == 0 {
+	options := a.extras.tlsOptionMap()
+	if len(a.certRefs) == 0 && options == nil {
 		return nil
 	}
 	keys := slices.Sorted(maps.Keys(a.certRefs))
-	certs := make([]*dynamic.CertAndStores, len(keys))
+	var certs []*dynamic.CertAndStores
+	if len(keys) > 0 {
+		certs = make([]*dynamic.CertAndStores, len(keys))
+	}
 	for i, k := range keys {
 		certs[i] = a.certRefs[k].cert
 	}
-	return &dynamic.TLSConfiguration{Certificates: certs}
+	return &dynamic.TLSConfiguration{Certificates: certs, Options: options}
 }
 
 // errors are the problems the assembly found.

@@ -15,6 +15,9 @@ type extraRefs struct {
 	middlewares map[string]*extraRef[dynamic.Middleware]
 	transports  map[string]*extraRef[dynamic.ServersTransport]
 	changed     bool // since the maps were last made
+	// TLS options go to the TLS section, made apart from the HTTP one.
+	tlsOptions map[string]*extraRef[dynamic.TLSOptions]
+	tlsChanged bool // since the options were last made
 }
 
 type extraRef[T any] struct {
@@ -25,7 +28,7 @@ type extraRef[T any] struct {
 // hasExtras says whether the part adds anything besides routers, load
 // balancers and certificates.
 func (p *ingressPart) hasExtras() bool {
-	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0
+	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0 || len(p.TLSOptions) > 0
 }
 
 // addExtras places what p adds besides routers: its services through the
@@ -53,6 +56,10 @@ func (a *assembly) addExtras(out outputMaps, p *ingressPart) bool {
 		addRef(&a.extras.transports, t.Name, t.Transport)
 		a.extras.changed = true
 	}
+	for _, o := range p.TLSOptions {
+		addRef(&a.extras.tlsOptions, o.Name, o.Options)
+		a.extras.tlsChanged = true
+	}
 	return true
 }
 
@@ -75,6 +82,10 @@ func (a *assembly) removeExtras(out outputMaps, p *ingressPart) {
 	for _, t := range p.Transports {
 		removeRef(a.extras.transports, t.Name)
 		a.extras.changed = true
+	}
+	for _, o := range p.TLSOptions {
+		removeRef(a.extras.tlsOptions, o.Name)
+		a.extras.tlsChanged = true
 	}
 }
 
@@ -126,6 +137,20 @@ func (x *extraRefs) transportMap(prev map[string]*dynamic.ServersTransport) map[
 	}
 	out := make(map[string]*dynamic.ServersTransport, len(x.transports))
 	for name, ref := range x.transports {
+		out[name] = ref.value
+	}
+	return out
+}
+
+// tlsOptionMap is the configuration's TLS options, nil when there are
+// none. It clears tlsChanged.
+func (x *extraRefs) tlsOptionMap() map[string]*dynamic.TLSOptions {
+	x.tlsChanged = false
+	if len(x.tlsOptions) == 0 {
+		return nil
+	}
+	out := make(map[string]*dynamic.TLSOptions, len(x.tlsOptions))
+	for name, ref := range x.tlsOptions {
 		out[name] = ref.value
 	}
 	return out

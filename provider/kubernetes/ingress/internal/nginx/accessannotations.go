@@ -1,11 +1,62 @@
 package nginx
 
-// AccessConfig is what the access annotations say.
-type AccessConfig struct{}
+import (
+	"slices"
 
-func (c *AccessConfig) setDefaults() {}
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
 
-var accessAnnotations = []annotation{}
+// AccessConfig is what the access annotations say: who may reach the
+// backend (source ranges, authentication, client certificates), how often
+// (rate limits), and which other origins' pages may read the answers
+// (CORS).
+type AccessConfig struct {
+	Ranges     sourceRangeConfig
+	Basic      basicAuthConfig
+	Forward    forwardAuthConfig
+	Limits     rateLimitConfig
+	CORS       corsConfig
+	ClientCert clientCertConfig
+}
 
-// access are the middlewares that decide who reaches the backend.
-func (pc *pathContext) access() ([]string, bool) { return nil, true }
+func (c *AccessConfig) setDefaults() {
+	c.Limits.burstMultiplier = defaultBurstMultiplier
+	c.CORS.setDefaults()
+	c.ClientCert.setDefaults()
+}
+
+// accessAnnotations are the annotations of the access family; each file
+// of the family holds its own.
+var accessAnnotations = slices.Concat(sourceRangeAnnotations, basicAuthAnnotations, forwardAuthAnnotations,
+	rateLimitAnnotations, corsAnnotations, clientCertAnnotations)
+
+// access are the middlewares that decide who reaches the backend, in
+// nginx's order: CORS (its preflight answers come in the rewrite phase),
+// rate limits (preaccess), source ranges, then authentication (access).
+// false: an access annotation cannot be honoured, the path is not served
+// (the problem is filed).
+func (pc *pathContext) access() ([]string, bool) {
+	names := pc.cors()
+	names = append(names, pc.rateLimits()...)
+	names = append(names, pc.sourceRanges()...)
+	for _, stage := range []func() ([]string, bool){pc.basicAuth, pc.forwardAuth, pc.clientCert} {
+		more, ok := stage()
+		if !ok {
+			return nil, false
+		}
+		names = append(names, more...)
+	}
+	return names, true
+}
+
+// annotationProblem files a problem of an annotation of the Ingress,
+// once however many paths find it.
+func (pc *pathContext) annotationProblem(name string, severity translate.Severity, err error) {
+	field := "metadata.annotations[" + AnnotationPrefix + name + "]"
+	for _, e := range pc.p.Errs {
+		if e.Field == field && e.Err.Error() == err.Error() {
+			return
+		}
+	}
+	pc.p.Problem(field, severity, err)
+}

@@ -18,6 +18,10 @@ type hostFacts struct {
 	// served on TLS connections too, and plain ones are redirected unless
 	// ssl-redirect is false.
 	tls bool
+	// clientCert: the oldest Ingress of the host that names an
+	// auth-tls-secret, whose client certificate check is the host's, as
+	// ingress-nginx makes it its server's (nil: none).
+	clientCert *certSource
 }
 
 // hostFacts reads the facts of host from the Ingresses of the host.
@@ -37,6 +41,9 @@ func (t *translation) hostFacts(host string) hostFacts {
 		}
 		if !cfg.Canary.Enabled && cfg.Paths.regexMode(ing, host) {
 			f.regex = true
+		}
+		if !cfg.Canary.Enabled && f.clientCert == nil && cfg.Access.ClientCert.secret != "" {
+			f.clientCert = &certSource{ing: ing, cfg: cfg.Access.ClientCert}
 		}
 		for _, entry := range ing.Spec.TLS {
 			if slices.Contains(entry.Hosts, host) {

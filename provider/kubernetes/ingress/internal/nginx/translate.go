@@ -97,6 +97,10 @@ type pathContext struct {
 	// backend is the path's Service port and its load balancer's name.
 	backend translate.PortKey
 	lbName  string
+	// Set by the access family for a host that asks for client
+	// certificates: the TLS option of the TLS router, and the one
+	// middleware of the plain router (a redirect to https).
+	tlsOptions, plainRedirect string
 }
 
 // name is the name of something of this path's own, suffix saying what.
@@ -137,6 +141,12 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	priority := pathPriority(host, path, facts.regex)
 	plain := pc.router(rule, priority, svc.name)
 	plain.Middlewares = pc.plainMiddlewares(mws)
+	if pc.plainRedirect != "" {
+		// A host that asks for client certificates is only redirected
+		// on plain connections: no request reaches the backend without
+		// a verified certificate.
+		plain.Middlewares = []string{pc.plainRedirect}
+	}
 	if len(plain.Middlewares) == 0 {
 		plain.Middlewares = nil
 	}
@@ -145,7 +155,7 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	if facts.tls {
 		secure = pc.router(rule, priority, svc.name)
 		secure.Middlewares = mws
-		secure.TLS = &dynamic.RouterTLSConfig{}
+		secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
 		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
 	}
 	pc.extraRouters(plain, secure, svc)

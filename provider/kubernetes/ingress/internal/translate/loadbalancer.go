@@ -51,11 +51,18 @@ type ServiceObjects struct {
 type LBOptions struct {
 	Selection         Selection
 	AllowExternalName bool
+	// BareServices (the ingress-nginx dialect) reads no annotation of
+	// the Services and reaches every server over plain http, whatever its
+	// port is named: the dialect's own annotations on the Ingress choose
+	// the scheme, stickiness and transport, from the Ingress alone, so
+	// that a load balancer rebuilt in place never changes what the
+	// dialect derived from it.
+	BareServices bool
 }
 
 // Same says whether o and other build the same load balancers.
 func (o *LBOptions) Same(other *LBOptions) bool {
-	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName
+	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName && o.BareServices == other.BareServices
 }
 
 // LBEnv is what building a load balancer reads besides the Service's
@@ -109,7 +116,11 @@ func (b *LBEnv) Build(objs *ServiceObjects, key PortKey) LoadBalancer {
 func (b *LBEnv) BuildPort(objs *ServiceObjects, i int) (LoadBalancer, bool) {
 	svc := objs.Service
 	portSpec := svc.Spec.Ports[i]
-	sa, err := b.Memos.serviceSets.parse(svc.Annotations, parseServiceAnnotations)
+	annotations := svc.Annotations
+	if b.Options.BareServices {
+		annotations = nil
+	}
+	sa, err := b.Memos.serviceSets.parse(annotations, parseServiceAnnotations)
 	if err != nil {
 		lb := LoadBalancer{Err: fmt.Errorf("service %s/%s has an invalid annotation: %w", svc.Namespace, svc.Name, err)}
 		var ae *annotationError
@@ -139,6 +150,9 @@ func (b *LBEnv) BuildPort(objs *ServiceObjects, i int) (LoadBalancer, bool) {
 	}
 	lb.ServersTransport = sa.ServersTransport
 	scheme := serverScheme(portSpec, sa)
+	if b.Options.BareServices {
+		scheme = "http"
+	}
 	nativeLB := b.Options.Selection.NativeLB
 	if sa.NativeLB != nil {
 		nativeLB = *sa.NativeLB

@@ -39,6 +39,10 @@ type Part struct {
 	Services    []NamedService
 	Middlewares []NamedMiddleware
 	Transports  []NamedTransport
+	// TLSOptions go to the configuration's tls.options; routers of the
+	// part name them in tls.options. Parts that name one option define
+	// it alike (the dialect derives it from what all of them read).
+	TLSOptions []NamedTLSOption
 	// Most Ingresses have one path: room for its router in the part,
 	// which a full render makes for every Ingress.
 	routerBuf [1]Router
@@ -109,6 +113,12 @@ type NamedMiddleware struct {
 type NamedTransport struct {
 	Name      string
 	Transport *dynamic.ServersTransport
+}
+
+// NamedTLSOption is a TLS option a part defines.
+type NamedTLSOption struct {
+	Name    string
+	Options *dynamic.TLSOptions
 }
 
 // ServiceSwap is a service of the configuration replaced by another.
@@ -214,7 +224,7 @@ func (t *IngressEnv) Translate(p *Part, ing *netv1.Ingress, pl *Plan) {
 // looked up.
 func RecoverPart(p *Part) {
 	if v := recover(); v != nil {
-		p.Routers, p.Default, p.Certs, p.Services, p.Middlewares, p.Transports = nil, nil, nil, nil, nil, nil
+		p.Routers, p.Default, p.Certs, p.Services, p.Middlewares, p.Transports, p.TLSOptions = nil, nil, nil, nil, nil, nil, nil
 		p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Severity: SeverityError,
 			Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
 	}

@@ -1,0 +1,154 @@
+package nginx
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// clientCertConfig is what the client certificate annotations say.
+type clientCertConfig struct {
+	secret string // namespace/name (or name) of a Secret with ca.crt
+	verify string // on (default) or off
+	pass   bool
+}
+
+func (c *clientCertConfig) setDefaults() { c.verify = "on" }
+
+// certSource is the Ingress whose client certificate annotations are its
+// host's.
+type certSource struct {
+	ing *netv1.Ingress
+	cfg clientCertConfig
+}
+
+// Client certificates are a TLS option in Traefik (clientAuth), chosen
+// by the SNI host, as ingress-nginx's are its server's: the oldest
+// Ingress of a host with auth-tls-secret decides for every path of the
+// host, and every TLS router of the host names the host's option (two
+// options for one host would make Traefik fall back to its default one,
+// which asks for no certificate). Differences:
+//   - plain http requests to the host are redirected to https (308),
+//     whatever ssl-redirect says: nginx serves them without a certificate;
+//   - a host without spec.tls, a Secret without ca.crt (nginx then turns
+//     the check off), or one with ca.crl (Traefik has no revocation list)
+//     leaves the paths unserved;
+//   - a failed check ends the TLS handshake where nginx answers 400;
+//   - auth-tls-verify-depth is not honoured: Go verifies chains of any
+//     length up to a CA of ca.crt (nginx's default depth 1 accepts only
+//     certificates the CA signed itself);
+//   - optional and optional_no_ca are refused: Traefik cannot tell the
+//     backend the outcome (ssl-client-verify), so it could not tell a
+//     verified client from another;
+//   - the backend gets ssl-client-verify: SUCCESS (every request on the
+//     TLS router was verified) and not ssl-client-subject-dn or
+//     ssl-client-issuer-dn (removed, so a client cannot send its own);
+//     auth-tls-pass-certificate-to-upstream sends the certificate in
+//     X-Forwarded-Tls-Client-Cert (Traefik's passTLSClientCert), not in
+//     ssl-client-cert.
+var clientCertAnnotations = []annotation{
+	{name: "auth-tls-secret", access: true, parse: func(v string, c *Config) error {
+		if err := checkSecretRef(v); err != nil {
+			return err
+		}
+		c.Access.ClientCert.secret = strings.TrimSpace(v)
+		return nil
+	}},
+	{name: "auth-tls-verify-client", access: true, parse: func(v string, c *Config) error {
+		switch v = strings.TrimSpace(v); v {
+		case "on", "off":
+			c.Access.ClientCert.verify = v
+			return nil
+		case "optional", "optional_no_ca":
+			return errors.New("not supported: Traefik cannot tell the backend whether the certificate was verified")
+		}
+		return errors.New("must be on, off, optional or optional_no_ca")
+	}},
+	{name: "auth-tls-verify-depth", access: true, parse: func(v string, c *Config) error {
+		_, err := parseInt(v, 1, 100)
+		return err
+	}},
+	{name: "auth-tls-pass-certificate-to-upstream", parse: func(v string, c *Config) (err error) {
+		c.Access.ClientCert.pass, err = parseBool(v)
+		return
+	}},
+}
+
+// clientCert is the client certificate check of the host on the path:
+// the TLS option of its TLS router, the plain router's redirect, and the
+// middlewares that tell the backend. false: it cannot be built and the
+// path is not served (the problem is filed).
+func (pc *pathContext) clientCert() ([]string, bool) {
+	src := pc.facts.clientCert
+	if src == nil || src.cfg.verify == "off" {
+		return nil, true
+	}
+	own := src.ing == pc.ing
+	fail := func(err error) ([]string, bool) {
+		if own {
+			pc.annotationProblem("auth-tls-secret", translate.SeverityError, fmt.Errorf("%w (its paths are not served)", err))
+		} else {
+			pc.problem("", fmt.Errorf("Ingress %s/%s asks for client certificates on host %q: %w (the path is not served)", src.ing.Namespace, src.ing.Name, pc.host, err))
+		}
+		return nil, false
+	}
+	if !pc.facts.tls {
+		return fail(errors.New("the host has no spec.tls entry, and client certificates need TLS"))
+	}
+	if src.ing.Namespace != pc.ing.Namespace && !pc.opts.AllowCrossNamespace {
+		return fail(errors.New("that Ingress is in another namespace, which the provider's allowCrossNamespaceSecrets option does not allow"))
+	}
+	ref := src.cfg.secret
+	if !strings.Contains(ref, "/") {
+		ref = src.ing.Namespace + "/" + ref
+	}
+	s, err := pc.secretRef(ref)
+	if err != nil {
+		return fail(err)
+	}
+	where := fmt.Sprintf("secret %s/%s", s.Namespace, s.Name)
+	ca, ok := s.Data["ca.crt"]
+	switch {
+	case !ok:
+		return fail(fmt.Errorf("%s has no key ca.crt", where))
+	case len(s.Data["ca.crl"]) > 0:
+		return fail(fmt.Errorf("%s has a ca.crl, and Traefik checks no revocation list", where))
+	}
+	if err := checkCAs(ca); err != nil {
+		return fail(fmt.Errorf("%s: key ca.crt: %w", where, err))
+	}
+	host := NamePrefix + translate.Normalize(pc.host)
+	pc.tlsOptions = host + "_client-cert"
+	pc.p.TLSOptions = appendTLSOption(pc.p.TLSOptions, pc.tlsOptions, &dynamic.TLSOptions{ClientAuth: &dynamic.ClientAuth{
+		CAFiles: []string{string(ca)}, ClientAuthType: "RequireAndVerifyClientCert",
+	}})
+	pc.plainRedirect = host + "_client-cert-redirect"
+	pc.addMiddleware(pc.plainRedirect, dynamic.Middleware{"redirectScheme": map[string]any{"scheme": "https", "permanent": true}})
+	headers := host + "_client-cert-headers"
+	pc.addMiddleware(headers, dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]string{
+		// An empty value removes the header in Traefik.
+		"ssl-client-verify": "SUCCESS", "ssl-client-subject-dn": "", "ssl-client-issuer-dn": "", "ssl-client-cert": "",
+	}}})
+	names := []string{headers}
+	if src.cfg.pass {
+		pass := host + "_client-cert-pass"
+		pc.addMiddleware(pass, dynamic.Middleware{"passTLSClientCert": map[string]any{"pem": true}})
+		names = append(names, pass)
+	}
+	return names, true
+}
+
+// appendTLSOption adds a TLS option to a part's, once.
+func appendTLSOption(list []translate.NamedTLSOption, name string, o *dynamic.TLSOptions) []translate.NamedTLSOption {
+	for _, x := range list {
+		if x.Name == name {
+			return list
+		}
+	}
+	return append(list, translate.NamedTLSOption{Name: name, Options: o})
+}

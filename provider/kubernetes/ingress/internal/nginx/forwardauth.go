@@ -1,0 +1,139 @@
+package nginx
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// forwardAuthConfig is what the external authentication annotations say.
+type forwardAuthConfig struct {
+	url             string
+	responseHeaders []string
+	signin          string
+	requestRedirect string
+}
+
+// External authentication is Traefik's forwardAuth. Differences:
+//   - nginx values may hold nginx variables ($host, $escaped_request_uri);
+//     Traefik has none, so a value with $ is refused (auth-url: the paths
+//     are not served);
+//   - the auth service is asked with GET, as nginx's subrequest is, and
+//     told the request in X-Forwarded-Method, -Proto, -Host, -Uri and -For
+//     where nginx sends X-Original-URL, X-Original-Method and X-Sent-From;
+//     the X-Forwarded-* headers of the client are not trusted
+//     (trustForwardHeader false);
+//   - Traefik hands every answer of the auth service but 2xx to the client
+//     as is; nginx answers 401 and 403 as such and 500 for the others;
+//   - auth-signin: on a 401 Traefik redirects (302) to the URL as given;
+//     nginx adds the original URL in an rd parameter, which Traefik cannot;
+//   - auth-request-redirect's X-Auth-Request-Redirect header is set by a
+//     headers middleware before forwardAuth, so the backend sees it too;
+//   - auth-cache-key is ignored: Traefik asks the auth service for every
+//     request, nothing is cached.
+var forwardAuthAnnotations = []annotation{
+	{name: "auth-url", access: true, parse: func(v string, c *Config) (err error) {
+		c.Access.Forward.url, err = parseAuthURL(v)
+		return
+	}},
+	{name: "auth-method", access: true, parse: func(v string, c *Config) error {
+		if m := strings.TrimSpace(v); m != "GET" {
+			return errors.New("not supported: Traefik asks the auth service with GET (or the request's own method), only GET can be honoured")
+		}
+		return nil
+	}},
+	{name: "auth-response-headers", access: true, parse: func(v string, c *Config) error {
+		headers := parseList(v)
+		for _, h := range headers {
+			if !headerName.MatchString(h) {
+				return errors.New("must be a comma-separated list of header names (letters, digits, _ and -)")
+			}
+		}
+		c.Access.Forward.responseHeaders = headers
+		return nil
+	}},
+	{name: "auth-signin", parse: func(v string, c *Config) (err error) {
+		c.Access.Forward.signin, err = parseAuthURL(v)
+		return
+	}},
+	{name: "auth-request-redirect", parse: func(v string, c *Config) error {
+		v = strings.TrimSpace(v)
+		if strings.ContainsAny(v, "$\r\n") {
+			return errors.New("must not hold nginx variables ($...) or line breaks: Traefik has none")
+		}
+		c.Access.Forward.requestRedirect = v
+		return nil
+	}},
+	// The headers a ConfigMap lists may be what the auth service decides
+	// by: without them it might let in what it would keep out.
+	{name: "auth-proxy-set-headers", access: true, parse: func(string, *Config) error {
+		return errors.New("not supported: Traefik's forwardAuth cannot add headers to the request to the auth service")
+	}},
+	{name: "auth-signin-redirect-param", parse: func(string, *Config) error {
+		return errors.New("not supported: Traefik redirects to auth-signin as given, without the original URL")
+	}},
+	{name: "auth-cache-key", parse: ignoredAuth("Traefik caches no answer of the auth service: every request asks it")},
+	{name: "auth-cache-duration", parse: ignoredAuth("Traefik caches no answer of the auth service: every request asks it")},
+	{name: "auth-keepalive", parse: ignoredAuth("Traefik keeps its own connections to the auth service")},
+	{name: "auth-keepalive-requests", parse: ignoredAuth("Traefik keeps its own connections to the auth service")},
+	{name: "auth-keepalive-timeout", parse: ignoredAuth("Traefik keeps its own connections to the auth service")},
+	{name: "auth-keepalive-share-vars", parse: ignoredAuth("Traefik has no nginx variables to share")},
+	{name: "auth-always-set-cookie", parse: ignoredAuth("Traefik's forwardAuth copies only named cookies of the auth service's answer")},
+}
+
+// ignoredAuth is the parser of an annotation that tunes nginx's auth
+// request in a way that changes nothing of who gets in.
+func ignoredAuth(why string) func(string, *Config) error {
+	return func(string, *Config) error { return errors.New("ignored: " + why) }
+}
+
+var headerName = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
+
+// parseAuthURL reads an absolute http or https URL without nginx
+// variables.
+func parseAuthURL(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if strings.Contains(v, "$") {
+		return "", errors.New("must not hold nginx variables ($...): Traefik has none")
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("must be an absolute http or https URL")
+	}
+	return v, nil
+}
+
+// forwardAuth is the path's forwardAuth middleware (after the header of
+// auth-request-redirect). It needs nothing but the annotations, so it
+// is always built.
+func (pc *pathContext) forwardAuth() ([]string, bool) {
+	f := &pc.cfg.Access.Forward
+	if f.url == "" {
+		if f.signin != "" || f.responseHeaders != nil {
+			pc.annotationProblem("auth-url", translate.SeverityWarning, errors.New("auth-signin and auth-response-headers need auth-url: ignored without it"))
+		}
+		return nil, true
+	}
+	var names []string
+	if f.requestRedirect != "" {
+		name := ingressName(pc.ing.Namespace, pc.ing.Name, "auth-request-redirect")
+		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{
+			"customRequestHeaders": map[string]string{"X-Auth-Request-Redirect": f.requestRedirect},
+		}})
+		names = append(names, name)
+	}
+	mw := map[string]any{"address": f.url, "trustForwardHeader": false}
+	if f.responseHeaders != nil {
+		mw["authResponseHeaders"] = f.responseHeaders
+	}
+	if f.signin != "" {
+		mw["authSigninURL"] = f.signin
+	}
+	name := ingressName(pc.ing.Namespace, pc.ing.Name, "forward-auth")
+	pc.addMiddleware(name, dynamic.Middleware{"forwardAuth": mw})
+	return append(names, name), true
+}
