@@ -8,7 +8,7 @@ import (
 
 // hostFacts are what the Ingresses of one host say together, as
 // ingress-nginx merges them into one server: whether its paths are
-// regular expressions, whether it has TLS.
+// regular expressions, whether it has TLS, which canaries its paths have.
 type hostFacts struct {
 	// regex: an Ingress of the host has use-regex, or a rewrite-target,
 	// so every path of the host is a case-insensitive regular expression
@@ -18,6 +18,8 @@ type hostFacts struct {
 	// served on TLS connections too, and plain ones are redirected unless
 	// ssl-redirect is false.
 	tls bool
+	// canaries are the canary Ingresses of the host by path (canary.go).
+	canaries canaryPaths
 }
 
 // hostFacts reads the facts of host from the Ingresses of the host.
@@ -31,12 +33,15 @@ func (t *translation) hostFacts(host string) hostFacts {
 		if ing == nil {
 			continue
 		}
-		cfg := t.cfg
+		cfg, problems := t.cfg, []Problem(nil)
 		if ing != t.ing {
-			cfg, _ = ParseAnnotations(ing.Annotations)
+			cfg, problems = ParseAnnotations(ing.Annotations)
 		}
 		if !cfg.Canary.Enabled && cfg.Paths.regexMode() {
 			f.regex = true
+		}
+		if cfg.Canary.Enabled && ing != t.ing {
+			f.canaries.add(host, ing, cfg, problems)
 		}
 		for _, entry := range ing.Spec.TLS {
 			if slices.Contains(entry.Hosts, host) {

@@ -96,6 +96,8 @@ type pathContext struct {
 	// backend is the path's Service port and its load balancer's name.
 	backend translate.PortKey
 	lbName  string
+	// canary is the split withCanaries chose, nil without one.
+	canary *canarySplit
 }
 
 // name is the name of something of this path's own, suffix saying what.
@@ -146,6 +148,7 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		secure.TLS = &dynamic.RouterTLSConfig{}
 		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
 	}
+	pc.canaryRouters(rule, priority, plain.Middlewares, mws)
 }
 
 // router is a router of the path with its rule, priority and service.
