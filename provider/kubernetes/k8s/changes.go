@@ -16,6 +16,10 @@ import (
 const (
 	// TraefikAnnotationPrefix starts the annotations of Ingresses and Services that translation reads.
 	TraefikAnnotationPrefix = "traefik.ingress.kubernetes.io/"
+	// NGINXAnnotationPrefix starts the annotations the ingress-nginx
+	// dialect reads (nginx.AnnotationPrefix, which this package cannot
+	// import).
+	NGINXAnnotationPrefix = "nginx.ingress.kubernetes.io/"
 	// IngressClassAnnotation is the legacy class annotation of Ingresses.
 	IngressClassAnnotation = "kubernetes.io/ingress.class"
 	// DefaultClassAnnotation marks the cluster's default IngressClass.
@@ -139,6 +143,9 @@ func ingressChanged(o, n *netv1.Ingress) bool {
 	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
 		o.Annotations[IngressClassAnnotation] != n.Annotations[IngressClassAnnotation] ||
 		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix) ||
+		// Those of the ingress-nginx dialect; the Traefik-style one's
+		// informers drop them (TraefikKeep), so they cost it nothing.
+		!prefixedEqual(o.Annotations, n.Annotations, NGINXAnnotationPrefix) ||
 		!reflect.DeepEqual(o.Labels, n.Labels) ||
 		// The status writer compares the status it wants with this one.
 		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer)

@@ -174,12 +174,17 @@ func TestChangedIngress(t *testing.T) {
 		{"traefik annotation removed", func(i I) {
 			delete(i.Annotations, "traefik.ingress.kubernetes.io/router.middlewares")
 		}, true},
+		{"nginx annotation added", func(i I) {
+			i.Annotations["nginx.ingress.kubernetes.io/canary-weight"] = "20"
+		}, true},
 		{"load-balancer status", func(i I) {
 			i.Status.LoadBalancer.Ingress = []netv1.IngressLoadBalancerIngress{{IP: "1.2.3.4"}}
 		}, true},
 
+		// Not nginx.ingress.kubernetes.io: the ingress-nginx dialect reads
+		// those (the Traefik-style informers drop them before this filter).
 		{"annotation of another controller", func(i I) {
-			i.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "16m"
+			i.Annotations["alb.ingress.kubernetes.io/scheme"] = "internal"
 		}, false},
 		{"cert-manager annotation removed", func(i I) { delete(i.Annotations, "cert-manager.io/cluster-issuer") }, false},
 		{"restartedAt annotation", func(i I) {
