@@ -30,6 +30,9 @@ type canarySplit struct {
 	main, canary  routedService
 	canaryBackend translate.PortKey
 	path          string // the service of the path's own routers
+	// services are those the split adds to the part, once the path is
+	// served (canaryRouters): none is left without a router.
+	services []translate.NamedService
 }
 
 // withCanaries is the service of the path once its canary has its share:
@@ -50,36 +53,36 @@ func (pc *pathContext) withCanaries(rs routedService) (routedService, bool) {
 	}
 	s := &canarySplit{cfg: c.cfg, main: rs, canary: routedService{name: name, svc: lb.Service}, canaryBackend: c.backend}
 	pc.canary = s
-	pc.placeService(s.canary)
+	s.place(pc.p, s.canary)
 	out := rs
 	switch mainW, canaryW := c.cfg.shares(); {
 	case canaryW == 0:
 	case mainW == 0:
 		out = s.canary
 	default:
-		pc.placeService(rs)
+		s.place(pc.p, rs)
 		w := &dynamic.Service{Weighted: &dynamic.WeightedRoundRobin{Services: []dynamic.WRRService{
 			{Name: rs.name, Weight: &mainW}, {Name: name, Weight: &canaryW},
 		}}}
 		out = routedService{name: pc.name("canary"), svc: w}
-		pc.p.Services = append(pc.p.Services, translate.NamedService{Name: out.name, Service: w})
+		s.services = append(s.services, translate.NamedService{Name: out.name, Service: w})
 	}
 	s.path = out.name
 	return out, true
 }
 
-// placeService puts a load balancer that a weighted service names in the
+// place puts a load balancer that a weighted service names in the
 // configuration, unless the part has a service of that name already (a
 // derived one, which follows its base). Derive is the identity, so that a
 // load balancer rebuilt in place (a change of its EndpointSlices) is
 // swapped in the part too.
-func (pc *pathContext) placeService(rs routedService) {
-	for _, ns := range pc.p.Services {
+func (s *canarySplit) place(p *translate.Part, rs routedService) {
+	for _, ns := range p.Services {
 		if ns.Name == rs.name {
 			return
 		}
 	}
-	pc.p.Services = append(pc.p.Services, translate.NamedService{Name: rs.name, Service: rs.svc, Base: rs.svc, Derive: sameService})
+	s.services = append(s.services, translate.NamedService{Name: rs.name, Service: rs.svc, Base: rs.svc, Derive: sameService})
 }
 
 func sameService(s *dynamic.Service) *dynamic.Service { return s }
@@ -132,13 +135,18 @@ func (s *canarySplit) target(r canaryRoute) routedService {
 	return s.main
 }
 
-// canaryRouters adds the routers of the path's split, if it has one:
-// rule and priority are the path's, plainMws and mws the middlewares of
-// its plain and TLS routers.
+// canaryRouters adds the routers and services of the path's split, if it
+// has one, once the path is served: rule and priority are the path's,
+// plainMws and mws the middlewares of its plain and TLS routers.
 func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []string) {
 	s := pc.canary
 	if s == nil {
 		return
+	}
+	for _, ns := range s.services {
+		if !slices.ContainsFunc(pc.p.Services, func(o translate.NamedService) bool { return o.Name == ns.Name }) {
+			pc.p.Services = append(pc.p.Services, ns)
+		}
 	}
 	for _, r := range s.routes() {
 		to := s.target(r)
