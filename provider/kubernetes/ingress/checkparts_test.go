@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // checkParts checks what the next renders build on, beyond their output:
@@ -28,8 +29,17 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 		hasService := func(svc *dynamic.Service) bool {
 			return slices.ContainsFunc(p.entries, func(en *serviceEntry) bool { return en.lb.Service == svc })
 		}
+		// A service of the part's own (a dialect's weighted or derived
+		// one) counts too; one derived from a load balancer must derive
+		// from a current one.
+		ownService := func(svc *dynamic.Service) bool {
+			return slices.ContainsFunc(p.Services, func(ns translate.NamedService) bool { return ns.Service == svc })
+		}
+		for _, ns := range p.Services {
+			require.True(t, ns.Base == nil || hasService(ns.Base), "after %s: the service %s of %s derives from a load balancer none of its entries has", what, ns.Name, p.Key)
+		}
 		for _, pr := range p.Routers {
-			require.True(t, hasService(pr.Service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.Key, pr.Config.Rule)
+			require.True(t, hasService(pr.Service) || ownService(pr.Service), "after %s: a router of %s (%s) sends to a load balancer none of its entries has", what, p.Key, pr.Config.Rule)
 		}
 		if c := p.Default; c != nil && c.Service != nil {
 			require.True(t, hasService(c.Service), "after %s: the default backend of %s is a load balancer none of its entries has", what, p.Key)

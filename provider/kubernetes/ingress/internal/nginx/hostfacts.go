@@ -8,7 +8,7 @@ import (
 
 // hostFacts are what the Ingresses of one host say together, as
 // ingress-nginx merges them into one server: whether its paths are
-// regular expressions, whether it has TLS.
+// regular expressions, whether it has TLS, which canaries its paths have.
 type hostFacts struct {
 	// regex: an Ingress of the host has use-regex, or a rewrite-target,
 	// so every path of the host is a case-insensitive regular expression
@@ -22,6 +22,8 @@ type hostFacts struct {
 	// auth-tls-secret, whose client certificate check is the host's, as
 	// ingress-nginx makes it its server's (nil: none).
 	clientCert *certSource
+	// canaries are the canary Ingresses of the host by path (canary.go).
+	canaries canaryPaths
 }
 
 // hostFacts reads the facts of host from the Ingresses of the host.
@@ -35,15 +37,18 @@ func (t *translation) hostFacts(host string) hostFacts {
 		if ing == nil || !hasRuleFor(ing, host) {
 			continue // one that reads host as an alias or a www name
 		}
-		cfg := t.cfg
+		cfg, problems := t.cfg, []Problem(nil)
 		if ing != t.ing {
-			cfg, _ = ParseAnnotations(ing.Annotations)
+			cfg, problems = ParseAnnotations(ing.Annotations)
 		}
 		if !cfg.Canary.Enabled && cfg.Paths.regexMode(ing, host) {
 			f.regex = true
 		}
 		if !cfg.Canary.Enabled && f.clientCert == nil && cfg.Access.ClientCert.secret != "" {
 			f.clientCert = &certSource{ing: ing, cfg: cfg.Access.ClientCert}
+		}
+		if cfg.Canary.Enabled && ing != t.ing {
+			f.canaries.add(host, ing, cfg, problems)
 		}
 		for _, entry := range ing.Spec.TLS {
 			if slices.Contains(entry.Hosts, host) {

@@ -101,6 +101,8 @@ type pathContext struct {
 	// certificates: the TLS option of the TLS router, and the one
 	// middleware of the plain router (a redirect to https).
 	tlsOptions, plainRedirect string
+	// canary is the split withCanaries chose, nil without one.
+	canary *canarySplit
 }
 
 // name is the name of something of this path's own, suffix saying what.
@@ -159,6 +161,7 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
 	}
 	pc.extraRouters(plain, secure, svc)
+	pc.canaryRouters(rule, priority, plain.Middlewares, mws)
 }
 
 // router is a router of the path with its rule, priority and service.
