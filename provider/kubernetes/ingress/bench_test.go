@@ -104,7 +104,7 @@ func syncedClient(b *testing.B, cs kubernetes.Interface, opts ClientOptions) *Cl
 // BenchmarkRenderFull renders the whole configuration from synced caches.
 func BenchmarkRenderFull(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		res := benchTranslate(b, benchClientset(b, services), services)
+		res := benchTranslate(b, benchClientset(b, services), benchOptions(), services)
 		reportSize(b, res.Configuration)
 	})
 }
@@ -140,7 +140,7 @@ func BenchmarkRenderFullAnnotated(b *testing.B) {
 		if services == 0 {
 			b.Skip("needs the generated cluster; give the manifests to BenchmarkRenderFull")
 		}
-		res := benchTranslate(b, benchClientsetOf(b, clustergen.WithAnnotations(clustergen.Cluster(services, benchEndpoints))), services)
+		res := benchTranslate(b, benchClientsetOf(b, clustergen.WithAnnotations(clustergen.Cluster(services, benchEndpoints))), benchOptions(), services)
 		if len(res.Errors) > 0 {
 			b.Fatal(res.Errors[0])
 		}
@@ -171,12 +171,11 @@ func BenchmarkRenderFullTLS(b *testing.B) {
 	})
 }
 
-// benchTranslate times Translate on the synced caches of cs, the options
-// of one provider for every render, and returns the first result, which
-// must have a router for each service.
-func benchTranslate(b *testing.B, cs kubernetes.Interface, services int) *Result {
-	client := syncedClient(b, cs, ClientOptions{})
-	opts := benchOptions()
+// benchTranslate times Translate on the synced caches of cs, with opts
+// for every render, and returns the first result, which must have a
+// router for each service.
+func benchTranslate(b *testing.B, cs kubernetes.Interface, opts *Provider, services int) *Result {
+	client := syncedClient(b, cs, ClientOptions{Provider: opts})
 	res := Translate(client.Snapshot(), opts)
 	if len(res.Configuration.HTTP.Routers) < services {
 		b.Fatalf("%d routers for %d services", len(res.Configuration.HTTP.Routers), services)
@@ -377,17 +376,17 @@ func BenchmarkRenderAfterSliceChangeWithProblems(b *testing.B) {
 }
 
 func benchSliceChange(b *testing.B, cs kubernetes.Interface) {
-	benchSliceChangeOf(b, cs, func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
+	benchSliceChangeOf(b, cs, benchOptions(), func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
 }
 
-// benchSliceChangeOf is benchSliceChange on the slice pick chooses, given
-// the first configuration.
-func benchSliceChangeOf(b *testing.B, cs kubernetes.Interface, pick func(*Result) *discoveryv1.EndpointSlice) {
+// benchSliceChangeOf is benchSliceChange with opts on the slice pick
+// chooses, given the first configuration.
+func benchSliceChangeOf(b *testing.B, cs kubernetes.Interface, opts *Provider, pick func(*Result) *discoveryv1.EndpointSlice) {
 	var events atomic.Int64
 	changes := &Changes{}
-	client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }})
+	client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
 	ctx := context.Background()
-	r := NewRenderer(benchOptions())
+	r := NewRenderer(opts)
 	prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
 	target := pick(prev)
 	slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
@@ -437,7 +436,7 @@ func BenchmarkRenderAfterSharedSliceChange(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchSliceChangeOf(b, cs, func(*Result) *discoveryv1.EndpointSlice { return target })
+		benchSliceChangeOf(b, cs, benchOptions(), func(*Result) *discoveryv1.EndpointSlice { return target })
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(services/10+1)/1e3, "us/user")
 	})
 }

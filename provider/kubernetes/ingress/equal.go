@@ -34,9 +34,13 @@ func sameConfiguration(a, b *dynamic.Configuration) bool {
 			return false
 		}
 	}
+	if !sameEntries(a.HTTP.Middlewares, b.HTTP.Middlewares) || !sameEntries(a.HTTP.ServersTransports, b.HTTP.ServersTransports) {
+		return false
+	}
 	// Everything else, by reflection: whatever the schema adds is compared.
 	ha, hb := *a.HTTP, *b.HTTP
 	ha.Routers, ha.Services, hb.Routers, hb.Services = nil, nil, nil, nil
+	ha.Middlewares, ha.ServersTransports, hb.Middlewares, hb.ServersTransports = nil, nil, nil, nil
 	ca, cb := *a, *b
 	ca.HTTP, cb.HTTP = &ha, &hb
 	return reflect.DeepEqual(ca, cb)
@@ -81,4 +85,19 @@ func sameObservability(a, b *dynamic.RouterObservabilityConfig) bool {
 // sameStrings is reflect.DeepEqual of two string slices: nil and empty differ.
 func sameStrings(a, b []string) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}
+
+// sameEntries says whether two maps hold equal values under the same
+// names, the same pointer being equal at once. A nil map and an empty one
+// differ, as the configuration writes them differently.
+func sameEntries[T any](a, b map[string]*T) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for name, va := range a {
+		if vb, ok := b[name]; !ok || (va != vb && !reflect.DeepEqual(va, vb)) {
+			return false
+		}
+	}
+	return true
 }
