@@ -40,27 +40,7 @@ spec:
             pathType: ImplementationSpecific
             backend: {service: {name: %[1]s, port: {number: 80}}}
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: %[1]s
-spec:
-  ports:
-    - port: 80
-      targetPort: 8080
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: %[1]s-1
-  labels:
-    kubernetes.io/service-name: %[1]s
-addressType: IPv4
-ports:
-  - port: 8080
-endpoints:
-  - addresses: [%[2]q]
-`, name, address)
+`, name) + siteBackend(name, address)
 }
 
 // Both providers in one watch: one configuration holds the routes of the

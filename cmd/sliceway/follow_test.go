@@ -40,7 +40,13 @@ spec:
             pathType: Prefix
             backend: {service: {name: %[1]s, port: {number: 80}}}
 ---
-apiVersion: v1
+`, name) + siteBackend(name, address)
+}
+
+// siteBackend is the Service of a site and an EndpointSlice with one
+// address.
+func siteBackend(name, address string) string {
+	return fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:
   name: %[1]s

@@ -50,7 +50,13 @@ func TestFixtures(t *testing.T) {
 func renderFixture(t *testing.T, dir string) (conf, errs string) {
 	t.Helper()
 	opts, cs, problems := loadFixture(t, dir)
+	return renderCase(t, dir, opts, cs, problems)
+}
 
+// renderCase renders the case of dir with opts on cs, whose manifests
+// had problems: the configuration as YAML, and the errors a line each.
+func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interface, problems []*k8s.ManifestError) (conf, errs string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := RenderOnce(ctx, cs, opts, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)

@@ -1,17 +1,13 @@
 package ingress
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -52,28 +48,5 @@ func renderNGINXFixture(t *testing.T, dir string) (conf, errs string) {
 	opts := loadNGINXFixture(t, dir)
 	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
 	cs, more := k8s.NewFakeCluster(objs)
-	problems = append(problems, more...)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := RenderOnce(ctx, cs, &opts.Provider, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)
-	require.NoError(t, err)
-	out, err := dynamic.MarshalYAML(res.Configuration)
-	require.NoError(t, err)
-
-	var lines []string
-	for _, p := range problems {
-		lines = append(lines, "error: "+strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
-	}
-	for _, e := range res.Errors {
-		sev := "error"
-		if e.Severity == SeverityWarning {
-			sev = "warning"
-		}
-		lines = append(lines, sev+": "+e.Error())
-	}
-	if len(lines) > 0 {
-		errs = strings.Join(lines, "\n") + "\n"
-	}
-	return string(out), errs
+	return renderCase(t, dir, &opts.Provider, cs, append(problems, more...))
 }

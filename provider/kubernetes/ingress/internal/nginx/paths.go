@@ -62,13 +62,7 @@ func pathRule(host string, p netv1.HTTPIngressPath, regex bool) string {
 // pathPriority is the router priority of a path on host: nginx's order,
 // above 0 (none) and below 1<<24.
 func pathPriority(host string, p netv1.HTTPIngressPath, regex bool) int {
-	hostRank := 0
-	switch {
-	case strings.HasPrefix(host, "*."):
-		hostRank = 1
-	case host != "":
-		hostRank = 2
-	}
+	hostRank := translate.HostRank(host)
 	exact := 0
 	if !regex && isType(p, netv1.PathTypeExact) {
 		exact = 1

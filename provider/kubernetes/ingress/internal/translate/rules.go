@@ -135,13 +135,7 @@ func appendQuoted(buf []byte, s string) []byte {
 // keeps for its own routers, and above 0, which means "none".
 func specPriority(host string, p netv1.HTTPIngressPath, strictPrefix bool) int {
 	const pathBits = 20
-	hostRank := 0
-	switch {
-	case strings.HasPrefix(host, "*."):
-		hostRank = 1
-	case host != "":
-		hostRank = 2
-	}
+	hostRank := HostRank(host)
 	path := p.Path
 	typeRank := 0 // ImplementationSpecific, or no pathType
 	if p.PathType != nil {
@@ -157,6 +151,18 @@ func specPriority(host string, p netv1.HTTPIngressPath, strictPrefix bool) int {
 	}
 	length := min(len(path), 1<<(pathBits-2)-1)
 	return (hostRank<<pathBits | length<<2 | typeRank) + 1
+}
+
+// HostRank is how specific a rule's host is: 2 for an exact host, 1 for
+// a wildcard, 0 for none. A more specific host is tried first.
+func HostRank(host string) int {
+	switch {
+	case strings.HasPrefix(host, "*."):
+		return 1
+	case host != "":
+		return 2
+	}
+	return 0
 }
 
 // checkHost refuses a wildcard host whose rule Traefik could not compile
