@@ -3,6 +3,7 @@ package translate
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"slices"
 
@@ -137,14 +138,18 @@ func (p *Part) ReplaceService(old, nu *dynamic.Service) (swaps []ServiceSwap) {
 		if ns.Base != old || ns.Derive == nil {
 			continue
 		}
+		ns.Base = nu
 		d := ns.Derive(nu)
+		if reflect.DeepEqual(d, ns.Service) {
+			continue // what it takes of the base did not change: the same pointer
+		}
 		swaps = append(swaps, ServiceSwap{Name: ns.Name, Old: ns.Service, New: d})
 		for j := range p.Routers {
 			if pr := &p.Routers[j]; pr.Service == ns.Service {
 				pr.Service = d
 			}
 		}
-		ns.Base, ns.Service = nu, d
+		ns.Service = d
 	}
 	for i := range p.Routers {
 		if pr := &p.Routers[i]; pr.Service == old {
