@@ -53,6 +53,10 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 	if closed {
 		return
 	}
+	if err := checkOutput(ing, env.PlanOptions.MaxOutput); err != nil {
+		p.Problem("spec.rules", translate.SeverityError, err)
+		return
+	}
 	if cfg.Canary.Enabled {
 		checkCanary(env, p, ing)
 		return
