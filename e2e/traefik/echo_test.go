@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Echo is what an echo backend saw of a request, as it answers it in
@@ -56,8 +57,37 @@ func echoStatus(path string) int {
 	return code
 }
 
+// maxEchoSleep bounds how long a request can make its backend wait.
+const maxEchoSleep = 5 * time.Second
+
+// echoSleep is how long a request asks its backend to wait before it
+// answers: the milliseconds after the last "/sleep/" of its path
+// (/sleep/1500), at most maxEchoSleep; 0 without one. Timeout cases use
+// it.
+func echoSleep(path string) time.Duration {
+	i := strings.LastIndex(path, "/sleep/")
+	if i < 0 {
+		return 0
+	}
+	digits, _, _ := strings.Cut(path[i+len("/sleep/"):], "/")
+	ms, err := strconv.Atoi(digits)
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return min(time.Duration(ms)*time.Millisecond, maxEchoSleep)
+}
+
 func echoHandler(name string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d := echoSleep(r.URL.Path); d > 0 {
+			timer := time.NewTimer(d)
+			select {
+			case <-timer.C:
+			case <-r.Context().Done(): // the proxy gave up: no answer to write
+				timer.Stop()
+				return
+			}
+		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, maxEchoBody))
 		answer := Echo{
 			Backend: name, TLS: r.TLS != nil, Proto: r.Proto, Method: r.Method,
@@ -92,23 +122,39 @@ func newBackends(t *testing.T) *backends {
 // is new: plain HTTP, or HTTPS with httptest's self-signed certificate
 // when tls is set. A name is one kind of backend for the whole suite.
 func (b *backends) port(name string, tls bool) (int, error) {
+	s, err := b.server(name, tls)
+	if err != nil {
+		return 0, err
+	}
+	return portOf(s.Listener.Addr().String())
+}
+
+// server is the backend called name, started now if it is new. A plain
+// backend also speaks HTTP/2 without TLS to a client that starts with
+// it (h2c with prior knowledge, as Traefik's h2c:// servers do), so that
+// an answer's proto says which one the proxy chose.
+func (b *backends) server(name string, tls bool) (*httptest.Server, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if be, ok := b.by[name]; ok {
 		if be.tls != tls {
-			return 0, &backendKindError{name: name, tls: be.tls}
+			return nil, &backendKindError{name: name, tls: be.tls}
 		}
-		return portOf(be.server.Listener.Addr().String())
+		return be.server, nil
 	}
 	var s *httptest.Server
 	if tls {
 		s = httptest.NewTLSServer(echoHandler(name))
 	} else {
-		s = httptest.NewServer(echoHandler(name))
+		s = httptest.NewUnstartedServer(echoHandler(name))
+		s.Config.Protocols = new(http.Protocols)
+		s.Config.Protocols.SetHTTP1(true)
+		s.Config.Protocols.SetUnencryptedHTTP2(true)
+		s.Start()
 	}
 	b.t.Cleanup(s.Close)
 	b.by[name] = &backend{tls: tls, server: s}
-	return portOf(s.Listener.Addr().String())
+	return s, nil
 }
 
 type backendKindError struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,15 @@ func TestEchoStatus(t *testing.T) {
 		"/status/": 200, "/status/abc": 200, "/status/99": 200, "/status/600": 200, "/a/status/301/b/status/502": 502,
 	} {
 		assert.Equal(t, want, echoStatus(path), path)
+	}
+}
+
+func TestEchoSleep(t *testing.T) {
+	for path, want := range map[string]time.Duration{
+		"/": 0, "/sleep/1500": 1500 * time.Millisecond, "/app/sleep/10/more": 10 * time.Millisecond,
+		"/sleep/": 0, "/sleep/x": 0, "/sleep/-5": 0, "/sleep/999999": maxEchoSleep,
+	} {
+		assert.Equal(t, want, echoSleep(path), path)
 	}
 }
 

@@ -29,6 +29,11 @@ import (
 //	{{ httpsService "secure" "tls-a" }}  the same on port 443, named https, to HTTPS echo backends
 //	{{ tlsSecret "cert" }}               a kubernetes.io/tls Secret for the case's host
 //	{{ tlsSecret "cert" "a.x" "b.x" }}   ... for those names
+//	{{ caSecret "ca" "tls-a" }}          a Secret whose ca.crt is HTTPS echo backend tls-a's
+//	                                     certificate (httptest's, its own CA)
+//	{{ caSecret "ca" }}                  ... a CA that signs no backend's certificate
+//	{{ backendPort "app-a" }}            the port of plain echo backend app-a, for a
+//	                                     manifest that writes its own Service or slices
 //
 // Each function writes whole YAML documents, each starting with "---", so
 // it stands on a line of its own between documents.
@@ -78,6 +83,10 @@ func (m *manifests) render(c *Case, text string) ([]byte, error) {
 			}
 			return m.certs.secret(data.Namespace, name, hosts)
 		},
+		"caSecret": func(name string, backend ...string) (string, error) {
+			return m.caSecret(data.Namespace, name, backend)
+		},
+		"backendPort": func(name string) (int, error) { return m.backends.port(name, false) },
 	}).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: manifests: %w", c.Name, err)
@@ -141,6 +150,39 @@ endpoints:
 `, name, be, ns, name, portName, p)
 	}
 	return b.String(), nil
+}
+
+// caSecret writes a Secret whose ca.crt is the certificate of the HTTPS
+// echo backend named (httptest's, which is its own CA and names
+// 127.0.0.1), or, with no backend, one that signs no backend's
+// certificate.
+func (m *manifests) caSecret(ns, name string, backend []string) (string, error) {
+	var ca []byte
+	switch len(backend) {
+	case 0:
+		var err error
+		if _, ca, _, err = selfSigned([]string{"unrelated-ca.e2e.test"}); err != nil {
+			return "", fmt.Errorf("caSecret %q: %w", name, err)
+		}
+	case 1:
+		s, err := m.backends.server(backend[0], true)
+		if err != nil {
+			return "", fmt.Errorf("caSecret %q: %w", name, err)
+		}
+		ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+	default:
+		return "", fmt.Errorf("caSecret %q: name one backend at most", name)
+	}
+	return fmt.Sprintf(`---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: %s
+  namespace: %s
+type: Opaque
+data:
+  ca.crt: %s
+`, name, ns, base64.StdEncoding.EncodeToString(ca)), nil
 }
 
 // certificates are the self-signed certificates of the cases' TLS

@@ -39,7 +39,8 @@ import (
 //   - the servers' certificates are not verified unless proxy-ssl-verify
 //     is "on" (nginx's default), so an HTTPS or GRPCS path gets
 //     insecureSkipVerify; "on" verifies with the ca.crt of
-//     proxy-ssl-secret, which must be there;
+//     proxy-ssl-secret, which must be there; a server that fails the
+//     verification is answered 500 by Traefik, 502 by nginx;
 //   - proxy-ssl-secret's tls.crt and tls.key, when there, are the client
 //     certificate;
 //   - proxy-ssl-name is serverName: Traefik sends it as SNI and verifies
