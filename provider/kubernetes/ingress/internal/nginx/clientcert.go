@@ -93,7 +93,7 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 		if own {
 			pc.annotationProblem("auth-tls-secret", translate.SeverityError, fmt.Errorf("%w (its paths are not served)", err))
 		} else {
-			pc.problem("", fmt.Errorf("Ingress %s/%s asks for client certificates on host %q: %w (the path is not served)", src.ing.Namespace, src.ing.Name, pc.host, err))
+			pc.problem("", fmt.Errorf("the client certificates that Ingress %s/%s asks for on host %q: %w (the path is not served)", src.ing.Namespace, src.ing.Name, pc.host, err))
 		}
 		return nil, false
 	}

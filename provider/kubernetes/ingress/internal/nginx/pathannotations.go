@@ -124,7 +124,7 @@ func (pc *pathContext) plainMiddlewares(mws []string) []string {
 // others (its option for a fixed 308 is internal to Traefik).
 func (pc *pathContext) plainOnly() []string {
 	c := &pc.cfg.Paths
-	if !(pc.facts.tls && c.SSLRedirect) && !c.ForceSSLRedirect {
+	if (!pc.facts.tls || !c.SSLRedirect) && !c.ForceSSLRedirect {
 		return nil
 	}
 	name := ingressName(pc.ing.Namespace, pc.ing.Name, "ssl-redirect")
@@ -195,7 +195,7 @@ func parseRewriteTarget(v string) (string, error) {
 func parseForwardedPrefix(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if !rewriteTargetChars.MatchString(v) {
-		return "", errors.New("must be a path of letters, digits, - . _ ~ / and :")
+		return "", errors.New("must be a path of letters, digits and the characters - . _ ~ : /")
 	}
 	if strings.Contains(v, "$") {
 		// nginx expands the groups of the rewrite's regex in the header;

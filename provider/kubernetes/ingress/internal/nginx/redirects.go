@@ -93,7 +93,7 @@ func parseAppRoot(v string) (string, error) {
 		return "", nil
 	}
 	if !rewriteTargetChars.MatchString(v) || strings.Contains(v, "$") || !strings.HasPrefix(v, "/") {
-		return "", errors.New("must be a path starting with / of letters, digits and - . _ ~ / :")
+		return "", errors.New("must be a path that starts with / and holds letters, digits and the characters - . _ ~ : /")
 	}
 	return v, nil
 }
