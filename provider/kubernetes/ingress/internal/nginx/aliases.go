@@ -138,7 +138,10 @@ func (pc *pathContext) extraRouters(plain, secure *dynamic.Router, svc routedSer
 			rt := pc.router(rule, priority, svc.name)
 			rt.Middlewares = slices.Clone(r.base.Middlewares)
 			if r.base.TLS != nil {
-				rt.TLS = &dynamic.RouterTLSConfig{}
+				// The host's client certificate check too: a TLS router
+				// of the host without it would let Traefik fall back to
+				// its default options for the whole host.
+				rt.TLS = &dynamic.RouterTLSConfig{Options: r.base.TLS.Options}
 			}
 			pc.p.AddRouter(r.key, pc.ref, rt, svc.svc)
 		}

@@ -16,7 +16,7 @@ const AnnotationPrefix = k8s.NGINXAnnotationPrefix
 // annotation is one nginx.ingress.kubernetes.io annotation this dialect
 // knows: how its value is read into a Config, and whether it controls
 // access (an access annotation that cannot be honoured never fails open:
-// the Ingress's paths are not served).
+// the Ingress's paths answer 403).
 type annotation struct {
 	name   string // after the prefix
 	access bool
@@ -76,7 +76,7 @@ var refusals = []refusal{
 type Problem struct {
 	Annotation string // the full key
 	Err        error
-	// Closed says that the Ingress's paths are not served because of it:
+	// Closed says that the Ingress's paths answer 403 because of it:
 	// an access annotation that cannot be honoured.
 	Closed bool
 }
@@ -128,7 +128,7 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 
 func closedText(access bool) string {
 	if access {
-		return " (it controls access: the Ingress is not served)"
+		return " (it controls access: the Ingress's paths answer 403)"
 	}
 	return " (the Ingress is served without it)"
 }

@@ -115,7 +115,9 @@ func TestDerivedServiceFollowsBase(t *testing.T) {
 }
 
 // TestBackendTLSClosesEveryPath: a backend TLS annotation that cannot be
-// honoured leaves no router, service or transport of the Ingress.
+// honoured closes every path of the Ingress: each keeps a router that
+// answers 403 (so that no shorter path of the host takes its requests),
+// and no router reaches the backend, nor any transport of it.
 func TestBackendTLSClosesEveryPath(t *testing.T) {
 	snap := &fakeSnapshot{services: map[string]*corev1.Service{}}
 	env := &translate.IngressEnv{Snapshot: snap, LoadBalancer: func(translate.PortKey, string) *translate.LoadBalancer {
@@ -135,8 +137,15 @@ func TestBackendTLSClosesEveryPath(t *testing.T) {
 	}
 	p := &translate.Part{}
 	Translate(env, &Options{}, p, ing)
-	assert.Empty(t, p.Routers)
-	assert.Empty(t, p.Services)
+	require.Len(t, p.Routers, 2, "a closed router for each path")
+	for _, r := range p.Routers {
+		assert.Equal(t, []string{"nginx_shop-web_closed"}, r.Config.Middlewares, r.Key)
+		assert.Equal(t, "nginx_shop-web_closed", r.Config.Service, r.Key)
+		assert.Empty(t, r.Service.LoadBalancer.Servers, "nothing reaches the backend")
+	}
+	require.Len(t, p.Services, 1, "only the closed routers' service")
+	require.Len(t, p.Middlewares, 1)
+	assert.Equal(t, []string{closedRange}, (*p.Middlewares[0].Middleware)["ipAllowList"].(map[string]any)["sourceRange"])
 	assert.Empty(t, p.Transports)
 	require.Len(t, p.Errs, 1, "one problem for the Ingress, not one per path")
 	assert.Contains(t, p.Errs[0].Error(), "secret shop/absent not found")

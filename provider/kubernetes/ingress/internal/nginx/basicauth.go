@@ -110,7 +110,7 @@ func (pc *pathContext) basicAuth() ([]string, bool) {
 	case b.authType == "":
 		return nil, true
 	case b.secret == "":
-		pc.annotationProblem("auth-type", translate.SeverityError, errors.New("auth-type basic needs auth-secret (its paths are not served)"))
+		pc.annotationProblem("auth-type", translate.SeverityError, errors.New("auth-type basic needs auth-secret (its paths answer 403)"))
 		return nil, false
 	}
 	s, err := pc.secretRef(b.secret)
@@ -126,7 +126,7 @@ func (pc *pathContext) basicAuth() ([]string, bool) {
 			return []string{name}, true
 		}
 	}
-	pc.annotationProblem("auth-secret", translate.SeverityError, fmt.Errorf("%w (its paths are not served)", err))
+	pc.annotationProblem("auth-secret", translate.SeverityError, fmt.Errorf("%w (its paths answer 403)", err))
 	return nil, false
 }
 

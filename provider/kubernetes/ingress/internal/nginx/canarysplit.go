@@ -164,7 +164,9 @@ func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []
 		}
 		add(pc.name(r.suffix), plainMws, nil)
 		if pc.facts.tls {
-			add(pc.name(r.suffix)+"_tls", mws, &dynamic.RouterTLSConfig{})
+			// With the host's client certificate check, as its other
+			// TLS routers.
+			add(pc.name(r.suffix)+"_tls", mws, &dynamic.RouterTLSConfig{Options: pc.tlsOptions})
 		}
 	}
 }

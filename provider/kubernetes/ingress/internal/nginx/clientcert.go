@@ -84,6 +84,7 @@ var clientCertAnnotations = []annotation{
 // middlewares that tell the backend. false: it cannot be built and the
 // path is not served (the problem is filed).
 func (pc *pathContext) clientCert() ([]string, bool) {
+	pc.clientCertTried = true
 	src := pc.facts.clientCert
 	if src == nil || src.cfg.verify == "off" {
 		return nil, true
@@ -91,9 +92,9 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 	own := src.ing == pc.ing
 	fail := func(err error) ([]string, bool) {
 		if own {
-			pc.annotationProblem("auth-tls-secret", translate.SeverityError, fmt.Errorf("%w (its paths are not served)", err))
+			pc.annotationProblem("auth-tls-secret", translate.SeverityError, fmt.Errorf("%w (its paths answer 403)", err))
 		} else {
-			pc.problem("", fmt.Errorf("the client certificates that Ingress %s/%s asks for on host %q: %w (the path is not served)", src.ing.Namespace, src.ing.Name, pc.host, err))
+			pc.problem("", fmt.Errorf("the client certificates that Ingress %s/%s asks for on host %q: %w (the path answers 403)", src.ing.Namespace, src.ing.Name, pc.host, err))
 		}
 		return nil, false
 	}

@@ -74,7 +74,13 @@ func (pc *pathContext) rateLimits() []string {
 	var names []string
 	if l.connections > 0 {
 		name := ingressName(pc.ing.Namespace, pc.ing.Name, "limit-connections")
-		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{"amount": l.connections}})
+		// Counted by client address: without a source criterion Traefik
+		// counts by requested host, all clients together. depth 0 is the
+		// connection's address; written out so that the file provider,
+		// which drops an empty section, gets the criterion too.
+		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{
+			"amount": l.connections, "sourceCriterion": map[string]any{"ipStrategy": map[string]any{"depth": 0}},
+		}})
 		names = append(names, name)
 	}
 	for _, r := range []struct {

@@ -50,8 +50,8 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		p.Problem("metadata.annotations["+pr.Annotation+"]", translate.SeverityError, pr.Err)
 	}
 	env.IngressCerts(p)
-	if closed {
-		return
+	if closed && cfg.Canary.Enabled {
+		return // its main Ingress serves the path alone
 	}
 	if err := checkOutput(ing, env.PlanOptions.MaxOutput); err != nil {
 		p.Problem("spec.rules", translate.SeverityError, err)
@@ -61,8 +61,10 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		checkCanary(env, p, ing)
 		return
 	}
-	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg}
-	if db := ing.Spec.DefaultBackend; db != nil {
+	// A closed Ingress's paths answer 403 (closed.go), and its default
+	// backend is not used.
+	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg, closed: closed}
+	if db := ing.Spec.DefaultBackend; db != nil && !closed {
 		t.defaultBackend(*db)
 	}
 	for i, rule := range ing.Spec.Rules {
@@ -82,11 +84,12 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 
 // translation is the translation of one Ingress.
 type translation struct {
-	env  *translate.IngressEnv
-	opts *Options
-	p    *translate.Part
-	ing  *netv1.Ingress
-	cfg  *Config
+	env    *translate.IngressEnv
+	opts   *Options
+	p      *translate.Part
+	ing    *netv1.Ingress
+	cfg    *Config
+	closed bool // an access annotation cannot be honoured: every path answers 403
 }
 
 // pathContext is one path being translated: what the builders of the
@@ -105,6 +108,8 @@ type pathContext struct {
 	// certificates: the TLS option of the TLS router, and the one
 	// middleware of the plain router (a redirect to https).
 	tlsOptions, plainRedirect string
+	clientCertTried           bool // clientCert ran (its problems are filed)
+	failClosed                bool // the service cannot be built as asked, and the path answers 403
 	// canary is the split withCanaries chose, nil without one.
 	canary *canarySplit
 }
@@ -132,26 +137,36 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		t.p.Problem(ref.String()+".path", translate.SeverityError, fmt.Errorf("%w (the path is skipped)", err))
 		return
 	}
-	backend := translate.BackendPort(t.ing.Namespace, sb)
-	pc := &pathContext{translation: t, host: host, facts: facts, path: path, ref: ref,
-		key: NamePrefix + translate.RouterKey(t.ing.Namespace, t.ing.Name, host, path.Path), backend: backend, lbName: serviceName(backend)}
+	pc := t.pathContext(facts, host, ref, path)
+	if t.closed {
+		pc.closedRouters()
+		return
+	}
+	mark := markPart(t.p)
 	svc, ok := pc.service()
 	if !ok {
+		if pc.failClosed {
+			mark.rollback(t.p)
+			pc.closedRouters()
+		}
 		return
 	}
 	mws, ok := pc.middlewares()
 	if !ok {
+		mark.rollback(t.p)
+		pc.closedRouters()
 		return
 	}
 	rule := pathRule(host, path, facts.regex)
 	priority := pathPriority(host, path, facts.regex)
 	plain := pc.router(rule, priority, svc.name)
-	plain.Middlewares = pc.plainMiddlewares(mws)
 	if pc.plainRedirect != "" {
 		// A host that asks for client certificates is only redirected
 		// on plain connections: no request reaches the backend without
 		// a verified certificate.
 		plain.Middlewares = []string{pc.plainRedirect}
+	} else {
+		plain.Middlewares = pc.plainMiddlewares(mws)
 	}
 	if len(plain.Middlewares) == 0 {
 		plain.Middlewares = nil
@@ -166,6 +181,13 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	}
 	pc.extraRouters(plain, secure, svc)
 	pc.canaryRouters(rule, priority, plain.Middlewares, mws)
+}
+
+// pathContext is the context of a path with a Service backend.
+func (t *translation) pathContext(facts hostFacts, host string, ref translate.PathRef, path netv1.HTTPIngressPath) *pathContext {
+	backend := translate.BackendPort(t.ing.Namespace, path.Backend.Service)
+	return &pathContext{translation: t, host: host, facts: facts, path: path, ref: ref,
+		key: NamePrefix + translate.RouterKey(t.ing.Namespace, t.ing.Name, host, path.Path), backend: backend, lbName: serviceName(backend)}
 }
 
 // router is a router of the path with its rule, priority and service.
@@ -185,7 +207,7 @@ type routedService struct {
 // service is the path's service: its Service port's load balancer, as
 // the backend annotations change it (another transport, a sticky cookie,
 // the ClusterIP), shared with the canaries of the path. false: the path
-// is not served (the problem is filed).
+// is not served (the problem is filed), or with failClosed answers 403.
 func (pc *pathContext) service() (routedService, bool) {
 	var rs routedService
 	lb := pc.env.LoadBalancer(pc.backend, pc.lbName)
@@ -200,6 +222,7 @@ func (pc *pathContext) service() (routedService, bool) {
 	rs.name, rs.svc = pc.lbName, lb.Service
 	derive, ok := pc.deriveService(lb.Service)
 	if !ok {
+		pc.failClosed = true // a verification of the backend was asked for
 		return rs, false
 	}
 	if derive != nil {

@@ -122,7 +122,7 @@ func (t *translation) buildTransport(b *ingressBuild) {
 // paths unserved.
 func (t *translation) closeWith(annotation string, err error) {
 	t.p.Problem("metadata.annotations["+AnnotationPrefix+annotation+"]", translate.SeverityError,
-		fmt.Errorf("%w (it controls access: the Ingress is not served)", err))
+		fmt.Errorf("%w (it controls access: the Ingress's paths answer 403)", err))
 }
 
 // readBackendSecret gives tr the CA and the client certificate of

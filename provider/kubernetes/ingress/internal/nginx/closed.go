@@ -1,0 +1,75 @@
+package nginx
+
+import (
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// A path whose access annotations cannot be honoured is not left without
+// a router: another Ingress's shorter path on the same host would then
+// take its requests, past the access control it asked for. Its routers
+// (plain and TLS, on its host and each alias) answer every request with
+// 403, through an allow list that no client address matches; their
+// service has no servers, and nothing reaches it.
+
+// closedRange is a source range no client has: Traefik refuses an empty
+// allow list.
+const closedRange = "255.255.255.255/32"
+
+// closedRouters gives the path routers that answer 403 to everyone.
+func (pc *pathContext) closedRouters() {
+	name := ingressName(pc.ing.Namespace, pc.ing.Name, "closed")
+	pc.addMiddleware(name, dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": []string{closedRange}}})
+	svc := pc.closedService(name)
+	if pc.facts.tls && pc.tlsOptions == "" && !pc.clientCertTried {
+		// The host's client certificate check, when it has one: a TLS
+		// router of the host without its option would make Traefik fall
+		// back to its default options, asking for no certificate, on the
+		// whole host. Of what it adds, the closed routers take only the
+		// option.
+		m := markPart(pc.p)
+		pc.clientCert()
+		pc.p.Middlewares = pc.p.Middlewares[:m.middlewares]
+	}
+	for _, host := range append([]string{pc.host}, pc.aliases()...) {
+		key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, host, pc.path.Path)
+		rule, priority := pathRule(host, pc.path, pc.facts.regex), pathPriority(host, pc.path, pc.facts.regex)
+		plain := pc.router(rule, priority, name)
+		plain.Middlewares = []string{name}
+		pc.p.AddRouter(key, pc.ref, plain, svc)
+		if pc.facts.tls {
+			secure := pc.router(rule, priority, name)
+			secure.Middlewares = []string{name}
+			secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
+			pc.p.AddRouter(key+"_tls", pc.ref, secure, svc)
+		}
+	}
+}
+
+// closedService is the service of the part's closed routers, named name:
+// a load balancer without servers, which Traefik accepts.
+func (pc *pathContext) closedService(name string) *dynamic.Service {
+	for _, ns := range pc.p.Services {
+		if ns.Name == name {
+			return ns.Service
+		}
+	}
+	svc := dynamic.NewServersService()
+	pc.p.Services = append(pc.p.Services, translate.NamedService{Name: name, Service: svc})
+	return svc
+}
+
+// partMark is how much a part had of what a path adds besides routers,
+// so that a path that is not served takes back what it added.
+type partMark struct{ services, middlewares, transports, tlsOptions int }
+
+func markPart(p *translate.Part) partMark {
+	return partMark{len(p.Services), len(p.Middlewares), len(p.Transports), len(p.TLSOptions)}
+}
+
+// rollback takes out of p what was added since m (nothing added since
+// is in use: the path that added it has no router).
+func (m partMark) rollback(p *translate.Part) {
+	p.Services, p.Middlewares = p.Services[:m.services], p.Middlewares[:m.middlewares]
+	p.Transports, p.TLSOptions = p.Transports[:m.transports], p.TLSOptions[:m.tlsOptions]
+}
