@@ -3,6 +3,7 @@ package nginx
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
@@ -141,6 +142,26 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 		names = append(names, pass)
 	}
 	return names, true
+}
+
+// plainRouting is the rule and priority of a plain router of the path
+// on host (an alias, or the rule's own), given those of its TLS router.
+// On a host that asks for client certificates the host is matched by
+// HostRegexp, one below the TLS router's priority: Traefik chooses a
+// connection's TLS options by the Host matchers of the routers, and on an
+// entry point that terminates TLS for every router (http.tls) a plain
+// router gets the default options; with a Host matcher the host would
+// have two options, and Traefik would fall back to the default one, which
+// asks for no certificate. On such an entry point the TLS router then
+// wins over the plain router's copy, which would only redirect.
+func (pc *pathContext) plainRouting(host, rule string, priority int) (string, int) {
+	if pc.plainRedirect == "" {
+		return rule, priority
+	}
+	if rest, ok := strings.CutPrefix(rule, translate.HostRule(host)); ok && !strings.HasPrefix(host, "*.") {
+		rule = translate.Matcher("HostRegexp", "(?i)^"+regexp.QuoteMeta(host)+"$") + rest
+	}
+	return rule, priority - 1
 }
 
 // appendTLSOption adds a TLS option to a part's, once.

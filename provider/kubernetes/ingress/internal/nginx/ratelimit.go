@@ -17,8 +17,10 @@ type rateLimitConfig struct {
 const defaultBurstMultiplier = 5
 
 // The limits are per client address, as ingress-nginx keys them on
-// $remote_addr (Traefik's default source criterion is the remote
-// address too). Differences:
+// $binary_remote_addr: rateLimit counts by the remote address unless told
+// otherwise, inFlightReq by the request's Host, so it is given the
+// remote address (an ipStrategy of depth 0; Traefik refuses an empty
+// one). Differences:
 //   - a client over the limit gets 429 Too Many Requests from Traefik;
 //     ingress-nginx answers 503 unless its ConfigMap's
 //     limit-req-status-code / limit-conn-status-code say otherwise;
@@ -74,7 +76,9 @@ func (pc *pathContext) rateLimits() []string {
 	var names []string
 	if l.connections > 0 {
 		name := ingressName(pc.ing.Namespace, pc.ing.Name, "limit-connections")
-		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{"amount": l.connections}})
+		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{
+			"amount": l.connections, "sourceCriterion": map[string]any{"ipStrategy": map[string]any{"depth": 0}},
+		}})
 		names = append(names, name)
 	}
 	for _, r := range []struct {
