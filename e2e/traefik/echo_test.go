@@ -58,6 +58,9 @@ func echoStatus(path string) int {
 
 func echoHandler(name string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if holdsPath(r.URL.Path) {
+			holds.wait(r.Context())
+		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, maxEchoBody))
 		answer := Echo{
 			Backend: name, TLS: r.TLS != nil, Proto: r.Proto, Method: r.Method,
@@ -70,6 +73,11 @@ func echoHandler(name string) http.Handler {
 		_ = json.NewEncoder(w).Encode(answer)
 	})
 }
+
+// handlers are the backends that are not echoes, by name (an auth
+// service, say): a case file registers one in its init, and manifests
+// name it as they name an echo backend.
+var handlers = map[string]func() http.Handler{}
 
 // backends are the echo servers of the suite, by name, started when a
 // manifest first names one. httptest listens on 127.0.0.1.
@@ -100,11 +108,15 @@ func (b *backends) port(name string, tls bool) (int, error) {
 		}
 		return portOf(be.server.Listener.Addr().String())
 	}
+	h := echoHandler(name)
+	if mk, ok := handlers[name]; ok {
+		h = mk()
+	}
 	var s *httptest.Server
 	if tls {
-		s = httptest.NewTLSServer(echoHandler(name))
+		s = httptest.NewTLSServer(h)
 	} else {
-		s = httptest.NewServer(echoHandler(name))
+		s = httptest.NewServer(h)
 	}
 	b.t.Cleanup(s.Close)
 	b.by[name] = &backend{tls: tls, server: s}
