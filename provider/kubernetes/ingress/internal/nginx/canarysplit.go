@@ -168,7 +168,7 @@ func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []
 			add(pc.name(r.suffix), plainMws, nil)
 		}
 		if pc.facts.tls {
-			add(pc.name(r.suffix)+"_tls", mws, &dynamic.RouterTLSConfig{})
+			add(pc.name(r.suffix)+"_tls", mws, &dynamic.RouterTLSConfig{Options: pc.tlsOptions})
 		}
 	}
 }
