@@ -346,8 +346,8 @@ var nginxCORS = Case{
 // auth-tls-secret", "should set valid auth-tls-secret, sslVerify to off,
 // and sslVerifyDepth to 2", "should pass URL-encoded certificate to
 // upstream"). A client with a certificate the Secret's CA signed is
-// served, on the host and its server-alias; verify-client off asks for
-// none. Differences: without a
+// served, on the host, its server-alias and by its canary; verify-client
+// off asks for none. Differences: without a
 // certificate, or with one of another CA, Traefik ends the TLS handshake
 // (ingress-nginx answers 400); plain http is redirected to https (nginx
 // serves it without a certificate); the certificate reaches the backend
@@ -358,12 +358,14 @@ var nginxClientCert = Case{
 	Name: "nginx-client-cert",
 	Manifests: `
 {{ service "app" "nginx-client-cert-app" }}
+{{ service "canary" "nginx-client-cert-canary" }}
 {{ tlsSecret "cert" "nginx-client-cert.e2e.test" "off.nginx-client-cert.e2e.test" }}
 {{ caSecret "client-ca" }}
 {{ caSecret "other-ca" }}
 ` + nginxIngress("verified", "{{ .Host }}", "/", "app", "cert",
 		"auth-tls-secret", "nginx-client-cert/client-ca", "auth-tls-pass-certificate-to-upstream", "true",
 		"server-alias", "alias.nginx-client-cert.e2e.test") +
+		nginxIngress("canary", "{{ .Host }}", "/", "canary", "", "canary", "true", "canary-by-header", "CanaryByHeader") +
 		nginxIngress("verify-off", "off.{{ .Host }}", "/", "app", "cert",
 			"auth-tls-secret", "client-ca", "auth-tls-verify-client", "off", "auth-tls-verify-depth", "2"),
 	Requests: []Request{
@@ -375,6 +377,11 @@ var nginxClientCert = Case{
 			NoUpstreamHeaders: []string{"ssl-client-subject-dn"},
 			Check:             clientCertPassed},
 		{URL: "/account?x=1", Status: 301, Location: "https://nginx-client-cert.e2e.test/account?x=1"},
+		// The canary's routers ask for the host's certificates too.
+		{URL: "https://nginx-client-cert.e2e.test/", Header: map[string]string{"CanaryByHeader": "always"}, TLSAlert: "certificate required"},
+		{URL: "https://nginx-client-cert.e2e.test/", Header: map[string]string{"CanaryByHeader": "always"}, ClientCert: "client-ca",
+			Backend: "nginx-client-cert-canary", UpstreamHeaders: map[string]string{"ssl-client-verify": "SUCCESS"}},
+		{URL: "/", Header: map[string]string{"CanaryByHeader": "always"}, Status: 301, Location: "https://nginx-client-cert.e2e.test/"},
 		// server-alias: the alias asks for the same certificates.
 		{URL: "https://alias.nginx-client-cert.e2e.test/", TLSAlert: "certificate required"},
 		{URL: "https://alias.nginx-client-cert.e2e.test/", ClientCert: "client-ca", Backend: "nginx-client-cert-app"},
