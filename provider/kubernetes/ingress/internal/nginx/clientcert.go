@@ -34,8 +34,9 @@ type certSource struct {
 // host, and every TLS router of the host names the host's option (two
 // options for one host would make Traefik fall back to its default one,
 // which asks for no certificate). Differences:
-//   - plain http requests to the host are redirected to https (308),
-//     whatever ssl-redirect says: nginx serves them without a certificate;
+//   - plain http requests to the host are redirected to https (301 for
+//     GET, 308 for other methods), whatever ssl-redirect says: nginx
+//     serves them without a certificate;
 //   - a host without spec.tls, a Secret without ca.crt (nginx then turns
 //     the check off), or one with ca.crl (Traefik has no revocation list)
 //     leaves the paths unserved;
