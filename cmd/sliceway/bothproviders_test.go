@@ -86,8 +86,10 @@ func TestMergeConfigurationsKeepsEveryProvidersValues(t *testing.T) {
 	same := *cert
 	b := &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{Routers: map[string]*dynamic.Router{"nginx_b": rt}, Middlewares: map[string]*dynamic.Middleware{"nginx_m": mw},
 		ServersTransports: map[string]*dynamic.ServersTransport{"nginx_t": {ServerName: "x"}}},
-		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{&same}}}
+		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{&same},
+			Options: map[string]*dynamic.TLSOptions{"nginx_o": {ClientAuth: &dynamic.ClientAuth{ClientAuthType: "RequireAndVerifyClientCert"}}}}}
 	got := mergeConfigurations([]*dynamic.Configuration{a, b})
+	assert.Same(t, b.TLS.Options["nginx_o"], got.TLS.Options["nginx_o"], "the TLS options a router names are kept")
 	assert.Same(t, rt, got.HTTP.Routers["a"])
 	assert.Same(t, rt, got.HTTP.Routers["nginx_b"])
 	assert.Same(t, svc, got.HTTP.Services["a"])

@@ -47,9 +47,10 @@ func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []s
 }
 
 // mergeConfigurations is the union of confs. The maps are new; the
-// routers, services, middlewares, transports and certificates are the
-// providers' own values, so that what did not change keeps its pointer
-// (the stream's deltas and the encoders' texts rely on it). A certificate
+// routers, services, middlewares, transports, certificates and TLS
+// options are the providers' own values, so that what did not change
+// keeps its pointer (the stream's deltas and the encoders' texts rely on
+// it). A certificate
 // two providers both load is given once.
 func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration {
 	h := &dynamic.HTTPConfiguration{
@@ -58,6 +59,7 @@ func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration 
 		Middlewares: map[string]*dynamic.Middleware{},
 	}
 	var certs []*dynamic.CertAndStores
+	var options map[string]*dynamic.TLSOptions
 	for _, c := range confs {
 		if c == nil {
 			continue
@@ -74,6 +76,15 @@ func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration 
 			}
 		}
 		if c.TLS != nil {
+			// The TLS options routers name (client certificates of the
+			// ingress-nginx provider): without them Traefik refuses those
+			// routers.
+			if len(c.TLS.Options) > 0 {
+				if options == nil {
+					options = map[string]*dynamic.TLSOptions{}
+				}
+				union(options, c.TLS.Options)
+			}
 			for _, cert := range c.TLS.Certificates {
 				if !slices.ContainsFunc(certs, func(o *dynamic.CertAndStores) bool { return o.Certificate == cert.Certificate }) {
 					certs = append(certs, cert)
@@ -82,8 +93,8 @@ func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration 
 		}
 	}
 	out := &dynamic.Configuration{HTTP: h}
-	if len(certs) > 0 {
-		out.TLS = &dynamic.TLSConfiguration{Certificates: certs}
+	if len(certs) > 0 || options != nil {
+		out.TLS = &dynamic.TLSConfiguration{Certificates: certs, Options: options}
 	}
 	return out
 }

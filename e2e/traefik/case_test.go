@@ -24,6 +24,11 @@ type Case struct {
 	// manifests, waits until Traefik runs the new configuration, then
 	// sends its requests.
 	Updates []Update
+	// Errors are what sliceway must report about the case's objects once
+	// it has the case's first manifests: each is part of the field and
+	// message of one error or warning `sliceway render` logs for the
+	// case's namespace.
+	Errors []string
 }
 
 // Update is a later version of a case's manifests and what must hold
@@ -48,6 +53,24 @@ type Request struct {
 	Host   string
 	Header map[string]string
 	Body   string
+	// ClientCert, "namespace/name" or "name" in the case's namespace,
+	// names a caSecret: the request presents a client certificate that
+	// Secret's CA signed (https only).
+	ClientCert string
+	// Burst sends the request that many times at once, each on its own
+	// connection, with the Host headers of BurstHosts in turn when set;
+	// Statuses then say how many answers must have each status
+	// (AtLeastOne: one or more), and no other check is made. A backend
+	// holds a request whose path has a segment "hold" until every other
+	// request of the burst has been answered or is held too.
+	Burst      int
+	BurstHosts []string
+	Statuses   map[int]int
+
+	// TLSAlert is the TLS alert Traefik must end the handshake with
+	// ("certificate required", "unknown certificate authority"): there
+	// is then no answer to check.
+	TLSAlert string
 
 	// Status is the response's status; 0 means 200.
 	Status int

@@ -131,8 +131,8 @@ spec:
 		// status for a proxy error that is neither a timeout nor a network
 		// error), where nginx answers 502. verify off (nginx's default)
 		// takes any certificate (host noverify.). verify on without a
-		// Secret cannot be honoured and fails closed: the Ingress is not
-		// served (host nosecret., 404).
+		// Secret cannot be honoured and fails closed: its paths answer
+		// 403 (host nosecret.).
 		Case{
 			Name: "nginx-proxy-ssl",
 			Manifests: `
@@ -210,7 +210,7 @@ spec:
 				{URL: "/x", Backend: "nginx-proxy-ssl-app", Path: "/x", Check: echoTLS(true)},
 				{URL: "http://wrong.nginx-proxy-ssl.e2e.test/x", Status: 500, NoHeaders: []string{echoBackendHeader}},
 				{URL: "http://noverify.nginx-proxy-ssl.e2e.test/x", Backend: "nginx-proxy-ssl-app", Check: echoTLS(true)},
-				{URL: "http://nosecret.nginx-proxy-ssl.e2e.test/x", Status: 404, NoHeaders: []string{echoBackendHeader}},
+				{URL: "http://nosecret.nginx-proxy-ssl.e2e.test/x", Status: 403, NoHeaders: []string{echoBackendHeader}},
 			},
 		},
 		// service-upstream (test/e2e/annotations/serviceupstream.go, "should

@@ -34,10 +34,15 @@ type Response struct {
 // newClient sends every request to Traefik's entry points, whatever the
 // URL's host: port 80 (http://) to web, 443 (https://) to websecure. TLS
 // uses the URL's host as SNI and accepts any certificate, which the
-// request then checks. Redirects are answers, not followed; connections
-// are not reused, so each request is a client of its own.
-func newClient(ports traefikPorts) *http.Client {
+// request then checks; with cert, it presents that client certificate
+// whatever CAs Traefik asks for. Redirects are answers, not followed;
+// connections are not reused, so each request is a client of its own.
+func newClient(ports traefikPorts, cert *tls.Certificate) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	tlsConf := &tls.Config{InsecureSkipVerify: true} // the request checks what is served
+	if cert != nil {
+		tlsConf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert, nil }
+	}
 	return &http.Client{
 		Timeout: 15 * time.Second,
 		Transport: &http.Transport{
@@ -52,7 +57,7 @@ func newClient(ports traefikPorts) *http.Client {
 				}
 				return dialer.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", target))
 			},
-			TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, // the request checks what is served
+			TLSClientConfig:   tlsConf,
 			DisableKeepAlives: true,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

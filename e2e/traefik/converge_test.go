@@ -70,6 +70,9 @@ type converger struct {
 	serveBase   string
 	traefik     *process
 	apiBase     string
+	// firstReports are the errors and warnings of the first render, by
+	// namespace (parseReports).
+	firstReports map[string][]string
 }
 
 // wait renders the manifests once with `sliceway render` (the same code
@@ -78,7 +81,10 @@ type converger struct {
 // then until Traefik's routers and services are those of it.
 func (c *converger) wait(t *testing.T) {
 	t.Helper()
-	want := c.render(t)
+	want, reports := c.render(t)
+	if c.firstReports == nil {
+		c.firstReports = reports
+	}
 	waitFor(t, c.serve, convergeTimeout, "sliceway serve to follow the manifests to the configuration `sliceway render` gives", func() (bool, string) {
 		got, err := fetch(c.serveBase + "/api/config")
 		if err != nil {
@@ -102,9 +108,11 @@ func (c *converger) wait(t *testing.T) {
 	})
 }
 
-func (c *converger) render(t *testing.T) []byte {
+// render is the configuration `sliceway render` makes of the manifests,
+// and what it reports about them, by namespace.
+func (c *converger) render(t *testing.T) ([]byte, map[string][]string) {
 	t.Helper()
-	cmd := exec.Command(c.slicewayBin, append([]string{"render", "--manifests=" + c.dir, "--format=json"}, c.flags...)...)
+	cmd := exec.Command(c.slicewayBin, append([]string{"render", "--manifests=" + c.dir, "--format=json", "--log.format=json"}, c.flags...)...)
 	cmd.Env = configuredByArgs()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -112,7 +120,7 @@ func (c *converger) render(t *testing.T) []byte {
 	if err != nil {
 		t.Fatalf("sliceway render of the cases' manifests: %v\n%s", err, stderr.String())
 	}
-	return out
+	return out, parseReports(stderr.Bytes())
 }
 
 // rawdata is Traefik's runtime configuration (all of it: /api/http/routers

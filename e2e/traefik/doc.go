@@ -46,9 +46,11 @@
 //	}
 //
 // The manifests are a text/template (see caseData and manifests.render
-// for the helpers: service, httpsService, tlsSecret). A backend is named
-// by the case, and its first mention starts it; name backends after the
-// case so that answers say whose they are. A case owns its namespace and
+// for the helpers: service, httpsService, tlsSecret, caSecret,
+// backendURL, bcrypt, sha1Hash, base64). A backend is named by the case,
+// and its first mention starts it (an echo, unless a case file registered
+// a handler of that name in handlers); name backends after the case so
+// that answers say whose they are. A case owns its namespace and
 // its host and must route no one else's: everything lives in one
 // configuration.
 //

@@ -88,6 +88,9 @@ func echoHandler(name string) http.Handler {
 				return
 			}
 		}
+		if holdsPath(r.URL.Path) {
+			holds.wait(r.Context())
+		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, maxEchoBody))
 		answer := Echo{
 			Backend: name, TLS: r.TLS != nil, Proto: r.Proto, Method: r.Method,
@@ -100,6 +103,11 @@ func echoHandler(name string) http.Handler {
 		_ = json.NewEncoder(w).Encode(answer)
 	})
 }
+
+// handlers are the backends that are not echoes, by name (an auth
+// service, say): a case file registers one in its init, and manifests
+// name it as they name an echo backend.
+var handlers = map[string]func() http.Handler{}
 
 // backends are the echo servers of the suite, by name, started when a
 // manifest first names one. httptest listens on 127.0.0.1.
@@ -142,11 +150,15 @@ func (b *backends) server(name string, tls bool) (*httptest.Server, error) {
 		}
 		return be.server, nil
 	}
+	h := echoHandler(name)
+	if mk, ok := handlers[name]; ok {
+		h = mk()
+	}
 	var s *httptest.Server
 	if tls {
-		s = httptest.NewTLSServer(echoHandler(name))
+		s = httptest.NewTLSServer(h)
 	} else {
-		s = httptest.NewUnstartedServer(echoHandler(name))
+		s = httptest.NewUnstartedServer(h)
 		s.Config.Protocols = new(http.Protocols)
 		s.Config.Protocols.SetHTTP1(true)
 		s.Config.Protocols.SetUnencryptedHTTP2(true)

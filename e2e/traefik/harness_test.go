@@ -128,3 +128,55 @@ func TestCheckCases(t *testing.T) {
 	assert.ErrorContains(t, checkCases([]Case{{Name: "a"}}), "no requests")
 	assert.NoError(t, checkCases(cases), "the suite's own cases")
 }
+
+func TestCheckStatuses(t *testing.T) {
+	assert.Empty(t, checkStatuses(map[int]int{200: 2, 429: 4}, map[int]int{200: 2, 429: AtLeastOne}))
+	assert.Equal(t, []string{
+		"1 answers 503 Service Unavailable, want none",
+		"3 answers 200, want 2",
+		"no answer 429, want at least one",
+	}, checkStatuses(map[int]int{200: 3, 503: 1}, map[int]int{200: 2, 429: AtLeastOne}))
+}
+
+func TestReports(t *testing.T) {
+	log := []byte(`{"level":"info","message":"configuration read"}
+{"level":"error","ingress":"a","namespace":"ns","field":"metadata.annotations[x]","message":"secret ns/s not found"}
+{"level":"warn","ingress":"b","namespace":"ns","message":"no field"}
+{"level":"error","ingress":"c","namespace":"other","message":"elsewhere"}
+not json`)
+	reports := parseReports(log)
+	assert.Equal(t, []string{"metadata.annotations[x]: secret ns/s not found", "no field"}, reports["ns"])
+	assert.Empty(t, missingReports(reports, "ns", []string{"x]: secret ns/s not found", "no field"}))
+	assert.Equal(t, []string{"elsewhere"}, missingReports(reports, "ns", []string{"elsewhere"}), "another namespace's report")
+}
+
+func TestHoldsPath(t *testing.T) {
+	assert.True(t, holdsPath("/hold"))
+	assert.True(t, holdsPath("/app/hold/x"))
+	assert.False(t, holdsPath("/holder"))
+	assert.False(t, holdsPath("/"))
+}
+
+func TestNginxIngress(t *testing.T) {
+	got := nginxIngress("web", "{{ .Host }}", "/x", "app", "cert", "canary", "true", "canary-by-header-pattern", `^a\d$`)
+	assert.Equal(t, `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: {{ .Namespace }}
+  annotations:
+    nginx.ingress.kubernetes.io/canary: "true"
+    nginx.ingress.kubernetes.io/canary-by-header-pattern: "^a\\d$"
+spec:
+  ingressClassName: nginx
+  tls:
+  - hosts: [{{ .Host }}]
+    secretName: cert
+  rules:
+  - host: {{ .Host }}
+    http:
+      paths:
+      - {path: /x, pathType: Prefix, backend: {service: {name: app, port: {name: http}}}}
+`, got)
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha1"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"text/template"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // A case's manifests are a text/template. The data is the case's
@@ -34,6 +37,11 @@ import (
 //	{{ caSecret "ca" }}                  ... a CA that signs no backend's certificate
 //	{{ backendPort "app-a" }}            the port of plain echo backend app-a, for a
 //	                                     manifest that writes its own Service or slices
+//	{{ clientCASecret "client-ca" }}     a Secret whose ca.crt is a CA's, for client certificates
+//	                                     (Request.ClientCert presents one it signed)
+//	{{ backendURL "auth" }}              http://127.0.0.1:<port> of that backend (an annotation's URL)
+//	{{ bcrypt "pw" }}, {{ sha1Hash "pw" }}  htpasswd hashes of a password
+//	{{ base64 "text" }}                  a Secret's data value
 //
 // Each function writes whole YAML documents, each starting with "---", so
 // it stands on a line of its own between documents.
@@ -49,6 +57,7 @@ type manifests struct {
 	dir      string
 	backends *backends
 	certs    *certificates
+	cas      *clientCAs
 }
 
 // file is where the case's manifests are written.
@@ -86,7 +95,15 @@ func (m *manifests) render(c *Case, text string) ([]byte, error) {
 		"caSecret": func(name string, backend ...string) (string, error) {
 			return m.caSecret(data.Namespace, name, backend)
 		},
-		"backendPort": func(name string) (int, error) { return m.backends.port(name, false) },
+		"backendPort":    func(name string) (int, error) { return m.backends.port(name, false) },
+		"clientCASecret": func(name string) (string, error) { return m.cas.secret(data.Namespace, name) },
+		"backendURL": func(name string) (string, error) {
+			port, err := m.backends.port(name, false)
+			return fmt.Sprintf("http://127.0.0.1:%d", port), err
+		},
+		"bcrypt":   bcryptHash,
+		"sha1Hash": sha1Hash,
+		"base64":   func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 	}).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("case %s: manifests: %w", c.Name, err)
@@ -183,6 +200,19 @@ type: Opaque
 data:
   ca.crt: %s
 `, name, ns, base64.StdEncoding.EncodeToString(ca)), nil
+}
+
+// bcryptHash is an htpasswd bcrypt hash of password, at the lowest cost:
+// it is verified for every request.
+func bcryptHash(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	return string(h), err
+}
+
+// sha1Hash is an htpasswd {SHA} hash of password.
+func sha1Hash(password string) string {
+	sum := sha1.Sum([]byte(password))
+	return "{SHA}" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
 // certificates are the self-signed certificates of the cases' TLS

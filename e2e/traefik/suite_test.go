@@ -34,6 +34,7 @@ var caseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 type suite struct {
 	manifests *manifests
 	converger *converger
+	ports     traefikPorts
 	client    *http.Client
 }
 
@@ -50,7 +51,7 @@ func TestTraefik(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, logDir := t.TempDir(), t.TempDir()
-	s := &suite{manifests: &manifests{dir: dir, backends: newBackends(t), certs: newCertificates()}}
+	s := &suite{manifests: &manifests{dir: dir, backends: newBackends(t), certs: newCertificates(), cas: newClientCAs()}}
 	for i := range cases {
 		if err := s.manifests.write(&cases[i], cases[i].Manifests); err != nil {
 			t.Fatal(err)
@@ -67,7 +68,7 @@ func TestTraefik(t *testing.T) {
 	})
 	s.converger = &converger{slicewayBin: slicewayBin, dir: dir, flags: slicewayFlags, serve: serve, serveBase: serveBase,
 		traefik: traefik, apiBase: fmt.Sprintf("http://127.0.0.1:%d", ports.api)}
-	s.client = newClient(ports)
+	s.ports, s.client = ports, newClient(ports, nil)
 	s.converger.wait(t)
 
 	for i := range cases {
@@ -89,13 +90,33 @@ func checkCases(cs []Case) error {
 		if len(c.Requests) == 0 && len(c.Updates) == 0 {
 			return fmt.Errorf("case %q: no requests", c.Name)
 		}
+		for _, rs := range append([][]Request{c.Requests}, updateRequests(c.Updates)...) {
+			for i, r := range rs {
+				if r.Burst < 0 || r.Burst > maxBurst || (r.Burst > 0) != (len(r.Statuses) > 0) {
+					return fmt.Errorf("case %q: request %d (%s): a burst is 1 to %d requests with Statuses, and Statuses need a burst", c.Name, i+1, r.URL, maxBurst)
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// run sends the case's requests, then applies each update and sends its.
+func updateRequests(us []Update) [][]Request {
+	var out [][]Request
+	for _, u := range us {
+		out = append(out, u.Requests)
+	}
+	return out
+}
+
+// run sends the case's requests and checks its errors, then applies each
+// update and sends its.
 func (s *suite) run(t *testing.T, c *Case) {
 	s.requests(t, c, c.Requests)
+	for _, w := range missingReports(s.converger.firstReports, c.Name, c.Errors) {
+		t.Errorf("sliceway does not report %q about namespace %s; its reports there:\n%s", w, c.Name,
+			strings.Join(s.converger.firstReports[c.Name], "\n"))
+	}
 	for i, u := range c.Updates {
 		if t.Failed() {
 			return // later steps build on this one
@@ -119,6 +140,23 @@ func (s *suite) requests(t *testing.T, c *Case, rs []Request) {
 // balancing check) and reports the first answer that is wrong.
 func (s *suite) request(t *testing.T, c *Case, r *Request) {
 	t.Helper()
+	if r.Burst > 0 {
+		s.burst(t, c, r)
+		return
+	}
+	client := s.client
+	if r.ClientCert != "" {
+		key := r.ClientCert
+		if !strings.Contains(key, "/") {
+			key = c.Name + "/" + key
+		}
+		cert := s.manifests.cas.certificate(key)
+		if cert == nil {
+			s.fail(t, c, r, nil, []string{"no case wrote the caSecret " + key})
+			return
+		}
+		client = newClient(s.ports, cert)
+	}
 	tries := 1
 	if len(r.Backends) > 0 {
 		tries = balanceTries
@@ -126,7 +164,13 @@ func (s *suite) request(t *testing.T, c *Case, r *Request) {
 	seen := map[string]bool{}
 	var last *Response
 	for range tries {
-		res, err := send(s.client, c, r)
+		res, err := send(client, c, r)
+		if r.TLSAlert != "" {
+			if err == nil || !strings.Contains(err.Error(), "tls: "+r.TLSAlert) {
+				s.fail(t, c, r, res, []string{fmt.Sprintf("error %v, want the TLS alert %q", err, r.TLSAlert)})
+			}
+			return
+		}
 		if err != nil {
 			s.fail(t, c, r, nil, []string{err.Error()})
 			return

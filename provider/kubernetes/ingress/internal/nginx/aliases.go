@@ -136,13 +136,14 @@ func (pc *pathContext) extraRouters(plain, secure *dynamic.Router, svc routedSer
 				continue
 			}
 			rt := pc.router(rule, priority, svc.name)
-			rt.Middlewares = slices.Clone(r.base.Middlewares)
 			if r.base.TLS != nil {
-				// The host's client certificate check too: a TLS router
-				// of the host without it would let Traefik fall back to
-				// its default options for the whole host.
+				// The host's TLS options (client certificates) hold for
+				// its aliases too, as nginx's server block holds both.
 				rt.TLS = &dynamic.RouterTLSConfig{Options: r.base.TLS.Options}
+			} else {
+				rt.Rule, rt.Priority = pc.plainRouting(alias, rule, priority)
 			}
+			rt.Middlewares = slices.Clone(r.base.Middlewares)
 			pc.p.AddRouter(r.key, pc.ref, rt, svc.svc)
 		}
 	}

@@ -162,7 +162,11 @@ func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []
 			}
 			pc.p.AddRouter(key, pc.ref, rt, to.svc)
 		}
-		add(pc.name(r.suffix), plainMws, nil)
+		if pc.plainRedirect == "" {
+			// A host that asks for client certificates redirects every
+			// plain request: the path's own plain router does.
+			add(pc.name(r.suffix), plainMws, nil)
+		}
 		if pc.facts.tls {
 			// With the host's client certificate check, as its other
 			// TLS routers.

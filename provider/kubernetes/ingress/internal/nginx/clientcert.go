@@ -3,6 +3,7 @@ package nginx
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
@@ -33,8 +34,9 @@ type certSource struct {
 // host, and every TLS router of the host names the host's option (two
 // options for one host would make Traefik fall back to its default one,
 // which asks for no certificate). Differences:
-//   - plain http requests to the host are redirected to https (308),
-//     whatever ssl-redirect says: nginx serves them without a certificate;
+//   - plain http requests to the host are redirected to https (301 for
+//     GET, 308 for other methods), whatever ssl-redirect says: nginx
+//     serves them without a certificate;
 //   - a host without spec.tls, a Secret without ca.crt (nginx then turns
 //     the check off), or one with ca.crl (Traefik has no revocation list)
 //     leaves the paths unserved;
@@ -142,6 +144,26 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 		names = append(names, pass)
 	}
 	return names, true
+}
+
+// plainRouting is the rule and priority of a plain router of the path
+// on host (an alias, or the rule's own), given those of its TLS router.
+// On a host that asks for client certificates the host is matched by
+// HostRegexp, one below the TLS router's priority: Traefik chooses a
+// connection's TLS options by the Host matchers of the routers, and on an
+// entry point that terminates TLS for every router (http.tls) a plain
+// router gets the default options; with a Host matcher the host would
+// have two options, and Traefik would fall back to the default one, which
+// asks for no certificate. On such an entry point the TLS router then
+// wins over the plain router's copy, which would only redirect.
+func (pc *pathContext) plainRouting(host, rule string, priority int) (string, int) {
+	if pc.plainRedirect == "" {
+		return rule, priority
+	}
+	if rest, ok := strings.CutPrefix(rule, translate.HostRule(host)); ok && !strings.HasPrefix(host, "*.") {
+		rule = translate.Matcher("HostRegexp", "(?i)^"+regexp.QuoteMeta(host)+"$") + rest
+	}
+	return rule, priority - 1
 }
 
 // appendTLSOption adds a TLS option to a part's, once.

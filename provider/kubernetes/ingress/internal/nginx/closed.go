@@ -34,7 +34,10 @@ func (pc *pathContext) closedRouters() {
 	for _, host := range append([]string{pc.host}, pc.aliases()...) {
 		key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, host, pc.path.Path)
 		rule, priority := pathRule(host, pc.path, pc.facts.regex), pathPriority(host, pc.path, pc.facts.regex)
-		plain := pc.router(rule, priority, name)
+		// On a host that asks for client certificates the plain router
+		// gives Traefik no host to choose TLS options by (plainRouting).
+		plainRule, plainPriority := pc.plainRouting(host, rule, priority)
+		plain := pc.router(plainRule, plainPriority, name)
 		plain.Middlewares = []string{name}
 		pc.p.AddRouter(key, pc.ref, plain, svc)
 		if pc.facts.tls {

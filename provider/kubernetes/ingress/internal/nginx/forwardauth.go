@@ -104,6 +104,11 @@ func parseAuthURL(v string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", errors.New("must be an absolute http or https URL")
 	}
+	// ingress-nginx refuses a host with an empty label (invalid..host);
+	// Traefik would ask it and answer 500 to every request.
+	if h := u.Hostname(); h == "" || strings.Contains(h, "..") || strings.HasPrefix(h, ".") {
+		return "", errors.New("must be an absolute http or https URL with a valid host")
+	}
 	return v, nil
 }
 

@@ -17,8 +17,10 @@ type rateLimitConfig struct {
 const defaultBurstMultiplier = 5
 
 // The limits are per client address, as ingress-nginx keys them on
-// $remote_addr (Traefik's default source criterion is the remote
-// address too). Differences:
+// $binary_remote_addr: rateLimit counts by the remote address unless told
+// otherwise, inFlightReq by the request's Host, so it is given the
+// remote address (an ipStrategy of depth 0; Traefik refuses an empty
+// one). Differences:
 //   - a client over the limit gets 429 Too Many Requests from Traefik;
 //     ingress-nginx answers 503 unless its ConfigMap's
 //     limit-req-status-code / limit-conn-status-code say otherwise;
@@ -74,10 +76,7 @@ func (pc *pathContext) rateLimits() []string {
 	var names []string
 	if l.connections > 0 {
 		name := ingressName(pc.ing.Namespace, pc.ing.Name, "limit-connections")
-		// Counted by client address: without a source criterion Traefik
-		// counts by requested host, all clients together. depth 0 is the
-		// connection's address; written out so that the file provider,
-		// which drops an empty section, gets the criterion too.
+		// By client address, not by requested host (see above).
 		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{
 			"amount": l.connections, "sourceCriterion": map[string]any{"ipStrategy": map[string]any{"depth": 0}},
 		}})

@@ -159,7 +159,8 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	}
 	rule := pathRule(host, path, facts.regex)
 	priority := pathPriority(host, path, facts.regex)
-	plain := pc.router(rule, priority, svc.name)
+	plainRule, plainPriority := pc.plainRouting(host, rule, priority)
+	plain := pc.router(plainRule, plainPriority, svc.name)
 	if pc.plainRedirect != "" {
 		// A host that asks for client certificates is only redirected
 		// on plain connections: no request reaches the backend without
