@@ -12,6 +12,8 @@ import (
 	"github.com/traefik/paerser/flag"
 	"github.com/traefik/paerser/generator"
 	ptypes "github.com/traefik/paerser/types"
+
+	"github.com/sliceway/sliceway/config/static"
 )
 
 // The three commands share one configuration struct, but each reads only
@@ -56,6 +58,7 @@ func commandHelp(notRead []string) func(io.Writer, *cli.Command) error {
 			// As paerser's own help does: fill the nil sections, so that
 			// their options are listed too.
 			generator.Generate(cmd.Configuration)
+			redoDefaults(cmd.Configuration)
 			encoded, err := flag.Encode(cmd.Configuration)
 			if err != nil {
 				return err
@@ -91,6 +94,16 @@ func commandHelp(notRead []string) func(io.Writer, *cli.Command) error {
 }
 
 type helpFlag struct{ name, description, value string }
+
+// redoDefaults sets again the defaults of the sections whose own defaults
+// set those of a nested section: Generate calls each nested section's
+// SetDefaults after its parent's, which undoes them (the ingress-nginx
+// provider's Lease is sliceway-nginx, not the nested default sliceway).
+func redoDefaults(configuration any) {
+	if c, ok := configuration.(*static.Configuration); ok && c.Providers != nil && c.Providers.KubernetesIngressNGINX != nil {
+		c.Providers.KubernetesIngressNGINX.SetDefaults()
+	}
+}
 
 // listed tells whether the flag belongs in the help: not a section switch,
 // and not one of the options (or under one of the sections) not read.

@@ -74,6 +74,10 @@ func TestHelpWritesDefaultsAsTheDocsDo(t *testing.T) {
 		`--providers.kubernetesingress.synctimeout  (Default: "60s")`,
 		`--providers.kubernetesingress.throttleduration  (Default: "0s")`,
 		`--providers.kubernetesingress.clientqps  (Default: "20")`,
+		// The ingress-nginx provider's own defaults, over the nested ones.
+		`--providers.kubernetesingressnginx.leaderelection.leasename  (Default: "sliceway-nginx")`,
+		`--providers.kubernetesingressnginx.ingressclass  (Default: "nginx")`,
+		`--providers.kubernetesingressnginx.leaderelection.leaseduration  (Default: "15s")`,
 	} {
 		assert.Contains(t, watch, want)
 	}
