@@ -7,6 +7,8 @@ package traefike2e
 // leaves the location out of its server with an error in its log; its
 // other locations keep serving. Here /admin's allow list is broken: /admin
 // and what is under it answer 403, the other Ingress's / keeps serving.
+// A path whose Service does not exist answers 503 for the same reason, as
+// ingress-nginx's location without endpoints does.
 func init() {
 	register(Case{
 		Name: "nginx-closed",
@@ -26,6 +28,7 @@ spec:
     http:
       paths:
       - {path: /, pathType: Prefix, backend: {service: {name: site, port: {name: http}}}}
+      - {path: /gone, pathType: Prefix, backend: {service: {name: gone, port: {name: http}}}}
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -48,7 +51,8 @@ spec:
 			{URL: "https://nginx-closed.e2e.test/admin", Status: 403, NoHeaders: []string{echoBackendHeader}},
 			{URL: "/", Backend: "nginx-closed-site"},
 			{URL: "/administrator", Backend: "nginx-closed-site"},
+			{URL: "/gone/page", Status: 503, NoHeaders: []string{echoBackendHeader}},
 		},
-		Errors: []string{"whitelist-source-range]"},
+		Errors: []string{"whitelist-source-range]", "service nginx-closed/gone not found (the path answers 503)"},
 	})
 }

@@ -33,7 +33,7 @@ var accessAnnotations = slices.Concat(sourceRangeAnnotations, basicAuthAnnotatio
 // access are the middlewares that decide who reaches the backend, in
 // nginx's order: CORS (its preflight answers come in the rewrite phase),
 // rate limits (preaccess), source ranges, then authentication (access).
-// false: an access annotation cannot be honoured, the path is not served
+// false: an access annotation cannot be honoured, the path is closed
 // (the problem is filed).
 func (pc *pathContext) access() ([]string, bool) {
 	names := pc.cors()

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -107,27 +108,34 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 		name := strings.TrimPrefix(key, AnnotationPrefix)
 		value := annotations[key]
 		if r, ok := refused[name]; ok {
-			problems = append(problems, Problem{Annotation: key, Closed: r.access,
-				Err: fmt.Errorf("not supported: %s%s", r.why, closedText(r.access))})
+			problems = append(problems, Problem{Annotation: key, Closed: r.access, Err: fmt.Errorf("not supported: %s", r.why)})
 			continue
 		}
 		a, ok := known[name]
 		if !ok {
-			access := looksLikeAccess(name)
-			problems = append(problems, Problem{Annotation: key, Closed: access,
-				Err: fmt.Errorf("not supported by sliceway's ingress-nginx dialect%s", closedText(access))})
+			problems = append(problems, Problem{Annotation: key, Closed: looksLikeAccess(name), Err: errors.New("not supported by sliceway's ingress-nginx dialect")})
 			continue
 		}
 		if err := a.parse(value, c); err != nil {
-			problems = append(problems, Problem{Annotation: key, Closed: a.access,
-				Err: fmt.Errorf("%q: %w%s", excerpt.Text(value), err, closedText(a.access))})
+			problems = append(problems, Problem{Annotation: key, Closed: a.access, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
 		}
+	}
+	// What each problem does to the Ingress, once the whole set is read:
+	// a canary is not used when it would be closed.
+	for i := range problems {
+		problems[i].Err = fmt.Errorf("%w%s", problems[i].Err, consequence(problems[i].Closed, c.Canary.Enabled))
 	}
 	return c, problems
 }
 
-func closedText(access bool) string {
-	if access {
+// consequence says what a problem does to its Ingress: a closed one's
+// paths answer 403 (closed.go), a closed canary is not used, and any
+// other is served without the annotation.
+func consequence(closed, canary bool) string {
+	switch {
+	case closed && canary:
+		return " (it controls access: the canary is not used)"
+	case closed:
 		return " (it controls access: the Ingress's paths answer 403)"
 	}
 	return " (the Ingress is served without it)"

@@ -94,7 +94,7 @@ func (pc *pathContext) backendKeepsEmpty() bool {
 
 // deriveService is how the backend annotations change the path's load
 // balancer base: a func that makes the path's own service from it (nil
-// when they change nothing). false: the path is not served (a backend
+// when they change nothing). false: the path is closed (a backend
 // TLS annotation that cannot be honoured; the problem is filed).
 //
 // With a usable default-backend annotation, a path whose Service has no

@@ -25,8 +25,8 @@ type basicAuthConfig struct {
 //   - without auth-realm nginx asks for the realm "", Traefik for
 //     "traefik" (its default: it has no empty realm);
 //   - a missing Secret, a Secret without the users, or a user whose hash
-//     Traefik cannot verify leaves the paths unserved (Traefik answers
-//     404) where ingress-nginx answers 503;
+//     Traefik cannot verify closes the paths (they answer 403,
+//     closed.go) where ingress-nginx answers 503;
 //   - htpasswd hashes: Traefik verifies MD5 ($apr1$, $1$), SHA1 ({SHA})
 //     and bcrypt ($2a$, $2b$, $2x$, $2y$); nginx also reads crypt(3)
 //     hashes (DES, $5$, $6$) and {PLAIN}/{SSHA}, which are refused.
@@ -98,7 +98,7 @@ func (pc *pathContext) secretRef(ref string) (*corev1.Secret, error) {
 }
 
 // basicAuth is the path's basicAuth middleware. false: it cannot be
-// built and the path is not served (the problem is filed).
+// built and the path is closed (the problem is filed).
 func (pc *pathContext) basicAuth() ([]string, bool) {
 	b := &pc.cfg.Access.Basic
 	switch {

@@ -50,7 +50,7 @@ type canaryRef struct {
 type canaryPaths map[canaryPath][]canaryRef
 
 // add records the paths of the canary Ingress ing on host, unless an
-// annotation closed it (it is not served: checkCanary never runs for it,
+// annotation closed it (it is not used: checkCanary never runs for it,
 // its part says why). Paths without a Service backend are not canaries
 // (checkCanary reports them); a second path of ing with the same path
 // and type adds nothing.
@@ -91,7 +91,7 @@ func (m canaryPaths) choose(cp canaryPath, ns string, main translate.PortKey) (c
 	return canaryRef{}, false
 }
 
-// closedBy says whether one of the problems keeps its Ingress unserved.
+// closedBy says whether one of the problems closes its Ingress.
 func closedBy(problems []Problem) bool {
 	return slices.ContainsFunc(problems, func(p Problem) bool { return p.Closed })
 }

@@ -39,7 +39,7 @@ type certSource struct {
 //     serves them without a certificate;
 //   - a host without spec.tls, a Secret without ca.crt (nginx then turns
 //     the check off), or one with ca.crl (Traefik has no revocation list)
-//     leaves the paths unserved;
+//     closes the paths (they answer 403);
 //   - a failed check ends the TLS handshake where nginx answers 400;
 //   - auth-tls-verify-depth is not honoured: Go verifies chains of any
 //     length up to a CA of ca.crt (nginx's default depth 1 accepts only
@@ -84,7 +84,7 @@ var clientCertAnnotations = []annotation{
 // clientCert is the client certificate check of the host on the path:
 // the TLS option of its TLS router, the plain router's redirect, and the
 // middlewares that tell the backend. false: it cannot be built and the
-// path is not served (the problem is filed).
+// path is closed (the problem is filed).
 func (pc *pathContext) clientCert() ([]string, bool) {
 	pc.clientCertTried = true
 	src := pc.facts.clientCert

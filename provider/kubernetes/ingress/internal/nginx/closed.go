@@ -20,12 +20,27 @@ const closedRange = "255.255.255.255/32"
 func (pc *pathContext) closedRouters() {
 	name := ingressName(pc.ing.Namespace, pc.ing.Name, "closed")
 	pc.addMiddleware(name, dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": []string{closedRange}}})
-	svc := pc.closedService(name)
+	pc.answeringRouters(name, []string{name})
+}
+
+// unavailableRouters gives a path whose Service cannot be used (none, no
+// such port, no servers) routers that answer 503, as ingress-nginx's
+// location without endpoints does, rather than none, for the same reason
+// as closed paths: a shorter path of the host must not take its requests.
+func (pc *pathContext) unavailableRouters() {
+	pc.answeringRouters(ingressName(pc.ing.Namespace, pc.ing.Name, "unavailable"), nil)
+}
+
+// answeringRouters gives the path routers, on its host and each alias,
+// that send to service, a load balancer without servers (Traefik answers
+// 503), through middlewares.
+func (pc *pathContext) answeringRouters(service string, middlewares []string) {
+	svc := pc.closedService(service)
 	if pc.facts.tls && pc.tlsOptions == "" && !pc.clientCertTried {
 		// The host's client certificate check, when it has one: a TLS
 		// router of the host without its option would make Traefik fall
 		// back to its default options, asking for no certificate, on the
-		// whole host. Of what it adds, the closed routers take only the
+		// whole host. Of what it adds, these routers take only the
 		// option.
 		m := markPart(pc.p)
 		pc.clientCert()
@@ -37,20 +52,21 @@ func (pc *pathContext) closedRouters() {
 		// On a host that asks for client certificates the plain router
 		// gives Traefik no host to choose TLS options by (plainRouting).
 		plainRule, plainPriority := pc.plainRouting(host, rule, priority)
-		plain := pc.router(plainRule, plainPriority, name)
-		plain.Middlewares = []string{name}
+		plain := pc.router(plainRule, plainPriority, service)
+		plain.Middlewares = middlewares
 		pc.p.AddRouter(key, pc.ref, plain, svc)
 		if pc.facts.tls {
-			secure := pc.router(rule, priority, name)
-			secure.Middlewares = []string{name}
+			secure := pc.router(rule, priority, service)
+			secure.Middlewares = middlewares
 			secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
 			pc.p.AddRouter(key+"_tls", pc.ref, secure, svc)
 		}
 	}
 }
 
-// closedService is the service of the part's closed routers, named name:
-// a load balancer without servers, which Traefik accepts.
+// closedService is the service named name of the part's closed or
+// unavailable routers: a load balancer without servers, which Traefik
+// accepts and answers 503 for.
 func (pc *pathContext) closedService(name string) *dynamic.Service {
 	for _, ns := range pc.p.Services {
 		if ns.Name == name {

@@ -95,7 +95,7 @@ func readGuideTable(t *testing.T) (map[string]guideRow, []string) {
 
 // closesIngress is what ParseAnnotations does with an annotation this
 // package has no parser for (a refusal, or one it does not know): whether
-// the Ingress is left unserved.
+// the Ingress is closed (its paths answer 403).
 func closesIngress(t *testing.T, name string) bool {
 	t.Helper()
 	_, problems := ParseAnnotations(map[string]string{AnnotationPrefix + name: "true"})

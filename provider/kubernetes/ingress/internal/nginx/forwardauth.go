@@ -21,7 +21,7 @@ type forwardAuthConfig struct {
 // External authentication is Traefik's forwardAuth. Differences:
 //   - nginx values may hold nginx variables ($host, $escaped_request_uri);
 //     Traefik has none, so a value with $ is refused (auth-url: the paths
-//     are not served);
+//     are closed and answer 403);
 //   - the auth service is asked with GET, as nginx's subrequest is, and
 //     told the request in X-Forwarded-Method, -Proto, -Host, -Uri and -For
 //     where nginx sends X-Original-URL, X-Original-Method and X-Sent-From;

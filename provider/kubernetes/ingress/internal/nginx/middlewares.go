@@ -5,7 +5,7 @@ package nginx
 // first (nginx's rewrite phase), then CORS preflights, rate limits,
 // source ranges and authentication (its preaccess and access phases),
 // then what changes the request on its way to the backend. false: the
-// path is not served (an access annotation that cannot be built here;
+// path is closed (an access annotation that cannot be built here;
 // the problem is filed).
 func (pc *pathContext) middlewares() ([]string, bool) {
 	var names []string

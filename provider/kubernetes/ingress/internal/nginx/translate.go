@@ -110,6 +110,7 @@ type pathContext struct {
 	tlsOptions, plainRedirect string
 	clientCertTried           bool // clientCert ran (its problems are filed)
 	failClosed                bool // the service cannot be built as asked, and the path answers 403
+	unavailable               bool // the Service cannot be used, and the path answers 503
 	// canary is the split withCanaries chose, nil without one.
 	canary *canarySplit
 }
@@ -145,9 +146,12 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	mark := markPart(t.p)
 	svc, ok := pc.service()
 	if !ok {
-		if pc.failClosed {
-			mark.rollback(t.p)
+		mark.rollback(t.p)
+		switch {
+		case pc.failClosed:
 			pc.closedRouters()
+		case pc.unavailable:
+			pc.unavailableRouters()
 		}
 		return
 	}
@@ -213,11 +217,13 @@ func (pc *pathContext) service() (routedService, bool) {
 	var rs routedService
 	lb := pc.env.LoadBalancer(pc.backend, pc.lbName)
 	if lb.Err != nil {
-		pc.problem(".backend.service", lb.Err)
+		pc.problem(".backend.service", fmt.Errorf("%w (the path answers 503)", lb.Err))
+		pc.unavailable = true
 		return rs, false
 	}
 	if lb.NoServers() && !pc.env.AllowEmptyServices && !pc.backendKeepsEmpty() {
-		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers (the path is skipped; allowEmptyServices keeps it)", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text()))
+		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers (the path answers 503)", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text()))
+		pc.unavailable = true
 		return rs, false
 	}
 	rs.name, rs.svc = pc.lbName, lb.Service

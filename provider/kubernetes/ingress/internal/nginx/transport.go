@@ -119,7 +119,7 @@ func (t *translation) buildTransport(b *ingressBuild) {
 }
 
 // closeWith files the problem of an annotation that keeps the Ingress's
-// paths unserved.
+// paths closed (they answer 403).
 func (t *translation) closeWith(annotation string, err error) {
 	t.p.Problem("metadata.annotations["+AnnotationPrefix+annotation+"]", translate.SeverityError,
 		fmt.Errorf("%w (it controls access: the Ingress's paths answer 403)", err))
