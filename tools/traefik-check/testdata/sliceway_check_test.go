@@ -36,13 +36,16 @@ type slicewayCases struct {
 }
 
 type slicewayCase struct {
-	Name         string                    `json:"name"`
-	JSON         string                    `json:"json"`
-	YAML         string                    `json:"yaml"`
-	Routers      map[string]slicewayRouter `json:"routers"`
-	Services     int                       `json:"services"`
-	Certificates int                       `json:"certificates"`
-	Requests     []slicewayRequest         `json:"requests"`
+	Name              string                    `json:"name"`
+	JSON              string                    `json:"json"`
+	YAML              string                    `json:"yaml"`
+	Routers           map[string]slicewayRouter `json:"routers"`
+	Services          int                       `json:"services"`
+	Middlewares       int                       `json:"middlewares"`
+	ServersTransports int                       `json:"serversTransports"`
+	TLSOptions        int                       `json:"tlsOptions"`
+	Certificates      int                       `json:"certificates"`
+	Requests          []slicewayRequest         `json:"requests"`
 }
 
 type slicewayRouter struct {
@@ -50,13 +53,14 @@ type slicewayRouter struct {
 }
 
 type slicewayRequest struct {
-	EntryPoint string   `json:"entryPoint"`
-	TLS        bool     `json:"tls"`
-	Host       string   `json:"host"`
-	Path       string   `json:"path"`
-	Router     string   `json:"router"`
-	Tied       []string `json:"tied"`
-	Service    string   `json:"service"`
+	EntryPoint string            `json:"entryPoint"`
+	TLS        bool              `json:"tls"`
+	Host       string            `json:"host"`
+	Path       string            `json:"path"`
+	Header     map[string]string `json:"header"`
+	Router     string            `json:"router"`
+	Tied       []string          `json:"tied"`
+	Service    string            `json:"service"`
 }
 
 // readSlicewayCases reads the file named by SLICEWAY_CASES.
@@ -131,7 +135,8 @@ func slicewayFileProvider(t *testing.T) func(string) (*dynamic.Configuration, er
 }
 
 // checkRead compares what Traefik read with what sliceway wrote: as many
-// routers, services and certificates, and every value (checkFields).
+// routers, services, middlewares, servers transports, TLS options and
+// certificates, and every value of each (checkFields).
 func checkRead(t *testing.T, format string, c *slicewayCase, got *dynamic.Configuration) {
 	t.Helper()
 	for _, n := range []struct {
@@ -140,6 +145,9 @@ func checkRead(t *testing.T, format string, c *slicewayCase, got *dynamic.Config
 	}{
 		{"routers", len(got.HTTP.Routers), len(c.Routers)},
 		{"services", len(got.HTTP.Services), c.Services},
+		{"middlewares", len(got.HTTP.Middlewares), c.Middlewares},
+		{"servers transports", len(got.HTTP.ServersTransports), c.ServersTransports},
+		{"TLS options", len(got.TLS.Options), c.TLSOptions},
 		{"certificates", len(got.TLS.Certificates), c.Certificates},
 	} {
 		if n.read != n.want {
@@ -275,6 +283,9 @@ func checkRouting(t *testing.T, parser httpmuxer.SyntaxParser, conf *dynamic.Con
 		if q.TLS {
 			where += " over TLS"
 		}
+		if len(q.Header) > 0 {
+			where += fmt.Sprintf(" with headers %v", q.Header)
+		}
 		switch {
 		case q.Service != "":
 			var service string
@@ -324,6 +335,9 @@ func slicewayRequestFor(q slicewayRequest) (*http.Request, error) {
 	req.URL = u
 	req.RequestURI = u.RequestURI()
 	req.Host = q.Host
+	for k, v := range q.Header {
+		req.Header.Set(k, v)
+	}
 	if q.TLS {
 		req.TLS = &tls.ConnectionState{ServerName: strings.Split(q.Host, ":")[0]}
 	}
