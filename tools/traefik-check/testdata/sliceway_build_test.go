@@ -16,12 +16,16 @@ package server
 // the transport manager, and build every entry point's routers with their
 // middlewares and services. Then it builds each middleware and each
 // service on its own too, as no router may use some of them. Nothing may
-// fail: no object may carry an error, and Traefik may log none.
+// fail: no object may carry an error, and Traefik may log none (nor a
+// warning). The servers transports' CAs and client certificates, which
+// Traefik passes over in silence when they do not load, must load.
 
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"os"
@@ -160,6 +164,7 @@ func slicewayBuild(t *testing.T, conf *dynamic.Configuration) {
 		}
 	}
 
+	slicewayTransportCertificates(t, merged.HTTP.ServersTransports)
 	transportManager := service.NewTransportManager(nil)
 	transportManager.Update(merged.HTTP.ServersTransports)
 	proxyBuilder := httputil.NewProxyBuilder(transportManager, nil)
@@ -283,6 +288,35 @@ func slicewayElsewhere(conf *dynamic.Configuration) dynamic.Configurations {
 		}
 	}
 	return out
+}
+
+// slicewayTransportCertificates loads the certificates of each servers
+// transport of sliceway's as Traefik's transport manager does, which
+// passes over what it cannot load in silence (a CA that adds nothing to
+// the pool, a client certificate that does not load, logged at debug
+// level only): here each must load.
+func slicewayTransportCertificates(t *testing.T, transports map[string]*dynamic.ServersTransport) {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(transports)) {
+		if !ours(name) {
+			continue
+		}
+		st := transports[name]
+		for i, ca := range st.RootCAs {
+			content, err := ca.Read()
+			if err == nil && !x509.NewCertPool().AppendCertsFromPEM(content) {
+				err = errors.New("no certificate in it")
+			}
+			if err != nil {
+				t.Errorf("servers transport %s: rootCAs[%d]: %v", name, i, err)
+			}
+		}
+		for i, cert := range st.Certificates {
+			if _, err := cert.GetCertificate(); err != nil {
+				t.Errorf("servers transport %s: certificates[%d]: %v", name, i, err)
+			}
+		}
+	}
 }
 
 // ours says whether a qualified name is of an object sliceway wrote.
