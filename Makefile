@@ -63,10 +63,12 @@ fixtures-update:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# sliceway's configurations (the fixtures, the demo, a generated cluster,
-# the Ingress conformance cases, a running serve) given to Traefik's HTTP
-# provider, certificate loader and router, built from its module (fetched
-# and built once; about half a minute afterwards). Then the end-to-end
+# sliceway's configurations (the fixtures of both dialects, the demo, a
+# generated cluster, the Ingress conformance cases, a running serve) given
+# to Traefik's HTTP and file providers, certificate loader and router, and
+# built by its server code (routers, middlewares, services, transports,
+# TLS options), from its module (fetched and built once; about a minute
+# afterwards). Then the end-to-end
 # suite (e2e/traefik): requests through the real Traefik binary, polling
 # a real `sliceway serve`, to echo backends on 127.0.0.1 (the binary takes
 # minutes to build the first time; the suite, seconds).

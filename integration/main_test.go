@@ -245,16 +245,29 @@ type providerRun struct {
 // that Provide returns nil, promptly, once cancelled.
 func runProvider(t testing.TB, p *ingress.Provider) *providerRun {
 	t.Helper()
+	return runProviderOf(t, p, p.Init, p.Provide)
+}
+
+// runNGINXProvider is runProvider for the ingress-nginx provider.
+func runNGINXProvider(t testing.TB, np *ingress.NGINXProvider) *providerRun {
+	t.Helper()
+	return runProviderOf(t, &np.Provider, np.Init, np.Provide)
+}
+
+// runProviderOf runs provide, the Provide of a provider whose options are
+// p, after its init.
+func runProviderOf(t testing.TB, p *ingress.Provider, init func() error, provide func(context.Context, chan<- dynamic.Message) error) *providerRun {
+	t.Helper()
 	r := &providerRun{p: p, logs: &syncBuffer{}, observer: &counter{}, changed: make(chan struct{}), done: make(chan error, 1)}
 	p.SetLogger(zerolog.New(r.logs).With().Timestamp().Logger().Level(zerolog.DebugLevel))
 	p.SetObserver(r.observer)
-	require.NoError(t, p.Init())
+	require.NoError(t, init())
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	out := make(chan dynamic.Message)
 	// Its goroutines, the informers' too, carry a profiler label:
 	// go test -cpuprofile, then go tool pprof -tagfocus sliceway=provider.
-	go pprof.Do(ctx, pprof.Labels("sliceway", "provider"), func(ctx context.Context) { r.done <- p.Provide(ctx, out) })
+	go pprof.Do(ctx, pprof.Labels("sliceway", "provider"), func(ctx context.Context) { r.done <- provide(ctx, out) })
 	go func() {
 		for {
 			select {

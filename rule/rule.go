@@ -13,10 +13,12 @@
 // Its parts are:
 //
 //   - Matchers: Host, HostRegexp, Path, PathPrefix and PathRegexp, each with
-//     exactly one argument. As in Traefik, a matcher name may also be written
-//     in lower case, upper case or with only its first letter upper case
-//     (host, HOST, Hostregexp); the parsed Matcher carries the canonical name.
-//     Traefik's other matchers (Header, Method, Query, ClientIP, ...) are not
+//     exactly one argument, and Header and HeaderRegexp, each with two (the
+//     header's name, then its value or regular expression), separated by a
+//     comma. As in Traefik, a matcher name may also be written in lower
+//     case, upper case or with only its first letter upper case (host,
+//     HOST, Hostregexp); the parsed Matcher carries the canonical name.
+//     Traefik's other matchers (Method, Query, ClientIP, ...) are not
 //     supported: sliceway never emits them, and Parse reports them as
 //     unknown.
 //   - Arguments are Go string literals: double-quoted with Go's escapes
@@ -31,10 +33,10 @@
 //
 // The input must be valid UTF-8 without NUL bytes (escapes in literals may
 // still produce any byte), at most MaxLength bytes long, and nest parentheses
-// and ! at most MaxDepth deep. A regular expression (HostRegexp, PathRegexp)
-// is compiled by Parse, so a bad one is a parse error and matching never
-// compiles anything. Every error is a *SyntaxError with the byte offset in
-// the rule where the problem is.
+// and ! at most MaxDepth deep. A regular expression (HostRegexp,
+// PathRegexp, HeaderRegexp) is compiled by Parse, so a bad one is a parse
+// error and matching never compiles anything. Every error is a
+// *SyntaxError with the byte offset in the rule where the problem is.
 //
 // # Matching
 //
@@ -53,6 +55,13 @@
 //   - PathPrefix: the path starts with the value (a plain string prefix:
 //     PathPrefix("/foo") matches "/foobar" too, as in Traefik).
 //   - PathRegexp: the Go regular expression matches the path (not anchored).
+//   - Header: one of the values of the header (its name in any case, as
+//     http.CanonicalHeaderKey reads it) equals the value exactly.
+//   - HeaderRegexp: the Go regular expression matches one of the values of
+//     the header (not anchored).
+//
+// Match sees no headers: Header and HeaderRegexp match nothing there. To
+// route on headers too, call MatchRequest with a Request.
 //
 // Traefik v3 routes on the path with percent-encodings decoded except
 // those of reserved characters (gen-delims, sub-delims and %), which stay
@@ -82,6 +91,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -101,13 +111,28 @@ const (
 	Path       = "Path"
 	PathPrefix = "PathPrefix"
 	PathRegexp = "PathRegexp"
+	// Header and HeaderRegexp take two arguments: the header's name
+	// (Matcher.Key) and its value or regular expression (Matcher.Value).
+	Header       = "Header"
+	HeaderRegexp = "HeaderRegexp"
 )
+
+// allMatchers lists the supported matchers, in the order errors name them.
+var allMatchers = []string{Host, HostRegexp, Path, PathPrefix, PathRegexp, Header, HeaderRegexp}
+
+// arity is how many arguments a matcher takes.
+func arity(canonical string) int {
+	if canonical == Header || canonical == HeaderRegexp {
+		return 2
+	}
+	return 1
+}
 
 // matcherNames maps every accepted spelling to the canonical name: the
 // name itself, lower case, upper case and Title case, as Traefik does.
 var matcherNames = func() map[string]string {
 	m := map[string]string{}
-	for _, name := range []string{Host, HostRegexp, Path, PathPrefix, PathRegexp} {
+	for _, name := range allMatchers {
 		lower := strings.ToLower(name)
 		for _, spelling := range []string{name, lower, strings.ToUpper(name), strings.ToUpper(lower[:1]) + lower[1:]} {
 			m[spelling] = name
@@ -118,9 +143,12 @@ var matcherNames = func() map[string]string {
 
 // Expr is a parsed rule: a *Matcher, *And, *Or or *Not.
 type Expr interface {
-	// Match says whether a request for host and path satisfies the rule
-	// (see the package documentation for each matcher's semantics).
+	// Match says whether a request for host and path, with no headers,
+	// satisfies the rule (see the package documentation for each
+	// matcher's semantics).
 	Match(host, path string) bool
+	// MatchRequest says whether a request satisfies the rule.
+	MatchRequest(r Request) bool
 	// String prints the expression as a rule that parses back to an equal
 	// expression.
 	String() string
@@ -128,27 +156,37 @@ type Expr interface {
 	appendTo(buf []byte, ctx int) []byte
 }
 
-// Matcher is one matcher with its argument, such as Host("example.com").
+// Matcher is one matcher with its arguments, such as Host("example.com")
+// or Header("X-Canary", "always").
 type Matcher struct {
-	Name  string // canonical: Host, HostRegexp, Path, PathPrefix or PathRegexp
-	Value string // the unquoted argument
+	Name  string // canonical: Host, HostRegexp, Path, PathPrefix, PathRegexp, Header or HeaderRegexp
+	Key   string // the header's name, for Header and HeaderRegexp (their first argument)
+	Value string // the unquoted (last) argument
 
 	lower string         // Value lower-cased, for Host
-	re    *regexp.Regexp // compiled Value, for HostRegexp and PathRegexp
+	re    *regexp.Regexp // compiled Value, for HostRegexp, PathRegexp and HeaderRegexp
 }
 
-// NewMatcher builds a matcher, compiling its regular expression once. name
-// may be any spelling Parse accepts.
-func NewMatcher(name, value string) (*Matcher, error) {
+// NewMatcher builds a matcher from its arguments (one, or two for Header
+// and HeaderRegexp: the header's name, then the value), compiling its
+// regular expression once. name may be any spelling Parse accepts.
+func NewMatcher(name string, args ...string) (*Matcher, error) {
 	canonical, ok := matcherNames[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown matcher %q (want %s, %s, %s, %s or %s)", name, Host, HostRegexp, Path, PathPrefix, PathRegexp)
+		return nil, fmt.Errorf("unknown matcher %q (want %s)", name, wantMatchers())
 	}
+	if n := arity(canonical); len(args) != n {
+		return nil, fmt.Errorf("%s takes %s, not %d", canonical, argumentsText(n), len(args))
+	}
+	value := args[len(args)-1]
 	m := &Matcher{Name: canonical, Value: value}
+	if len(args) == 2 {
+		m.Key = args[0]
+	}
 	switch canonical {
 	case Host:
 		m.lower = strings.ToLower(value)
-	case HostRegexp, PathRegexp:
+	case HostRegexp, PathRegexp, HeaderRegexp:
 		re, err := regexp.Compile(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: invalid regular expression: %w", canonical, err)
@@ -167,10 +205,16 @@ type Or struct{ Left, Right Expr }
 // Not matches when its operand does not.
 type Not struct{ Expr Expr }
 
-// Match implements Expr. A Matcher built as a literal rather than by
-// NewMatcher or Parse compiles its regular expression at each call, and
-// matches nothing if it does not compile.
+// Match implements Expr.
 func (m *Matcher) Match(host, path string) bool {
+	return m.MatchRequest(Request{Host: host, Path: path})
+}
+
+// MatchRequest implements Expr. A Matcher built as a literal rather than
+// by NewMatcher or Parse compiles its regular expression at each call,
+// and matches nothing if it does not compile.
+func (m *Matcher) MatchRequest(r Request) bool {
+	host, path := r.Host, r.Path
 	switch m.Name {
 	case Host:
 		want := m.lower
@@ -188,6 +232,11 @@ func (m *Matcher) Match(host, path string) bool {
 	case PathRegexp:
 		re := m.regexp()
 		return re != nil && re.MatchString(path)
+	case Header:
+		return slices.Contains(r.headerValues(m.Key), m.Value)
+	case HeaderRegexp:
+		re := m.regexp()
+		return re != nil && slices.ContainsFunc(r.headerValues(m.Key), re.MatchString)
 	}
 	return false
 }
@@ -225,17 +274,22 @@ func canonicalHost(host string) string {
 }
 
 // Match implements Expr.
-func (a *And) Match(host, path string) bool {
-	return a.Left.Match(host, path) && a.Right.Match(host, path)
-}
+func (a *And) Match(host, path string) bool { return a.MatchRequest(Request{Host: host, Path: path}) }
 
 // Match implements Expr.
-func (o *Or) Match(host, path string) bool {
-	return o.Left.Match(host, path) || o.Right.Match(host, path)
-}
+func (o *Or) Match(host, path string) bool { return o.MatchRequest(Request{Host: host, Path: path}) }
 
 // Match implements Expr.
-func (n *Not) Match(host, path string) bool { return !n.Expr.Match(host, path) }
+func (n *Not) Match(host, path string) bool { return n.MatchRequest(Request{Host: host, Path: path}) }
+
+// MatchRequest implements Expr.
+func (a *And) MatchRequest(r Request) bool { return a.Left.MatchRequest(r) && a.Right.MatchRequest(r) }
+
+// MatchRequest implements Expr.
+func (o *Or) MatchRequest(r Request) bool { return o.Left.MatchRequest(r) || o.Right.MatchRequest(r) }
+
+// MatchRequest implements Expr.
+func (n *Not) MatchRequest(r Request) bool { return !n.Expr.MatchRequest(r) }
 
 // Printing contexts: what surrounds an operand decides its parentheses.
 const (
@@ -253,6 +307,10 @@ func (n *Not) String() string     { return string(n.appendTo(nil, ctxTop)) }
 func (m *Matcher) appendTo(buf []byte, _ int) []byte {
 	buf = append(buf, m.Name...)
 	buf = append(buf, '(')
+	if arity(m.Name) == 2 {
+		buf = strconv.AppendQuote(buf, m.Key)
+		buf = append(buf, ", "...)
+	}
 	buf = strconv.AppendQuote(buf, m.Value)
 	return append(buf, ')')
 }
@@ -306,7 +364,7 @@ func Equal(a, b Expr) bool {
 		if !ok || a == nil || b == nil {
 			return ok && a == b
 		}
-		return a.Name == b.Name && a.Value == b.Value
+		return a.Name == b.Name && a.Key == b.Key && a.Value == b.Value
 	case *And:
 		b, ok := b.(*And)
 		if !ok || a == nil || b == nil {
@@ -644,12 +702,13 @@ func (p *parser) parseUnary(depth int) (Expr, error) {
 	return nil, p.errorf(p.tok.pos, "expected a matcher, ! or (, found %s", p.tok.describe())
 }
 
-// parseMatcher parses Name("value").
+// parseMatcher parses Name("value"), or Name("key", "value") for the
+// matchers of two arguments.
 func (p *parser) parseMatcher() (Expr, error) {
 	name := p.tok
 	canonical, ok := matcherNames[name.text]
 	if !ok {
-		return nil, p.errorf(name.pos, "unknown matcher %s (want %s, %s, %s, %s or %s)", shorten(name.text), Host, HostRegexp, Path, PathPrefix, PathRegexp)
+		return nil, p.errorf(name.pos, "unknown matcher %s (want %s)", shorten(name.text), wantMatchers())
 	}
 	if err := p.next(); err != nil {
 		return nil, err
@@ -657,34 +716,80 @@ func (p *parser) parseMatcher() (Expr, error) {
 	if p.tok.kind != tokLParen {
 		return nil, p.errorf(p.tok.pos, "expected ( after %s, found %s", canonical, p.tok.describe())
 	}
-	if err := p.next(); err != nil {
-		return nil, err
-	}
-	if p.tok.kind != tokString {
-		if p.tok.kind == tokRParen {
-			return nil, p.errorf(p.tok.pos, "%s takes exactly one string argument, found none", canonical)
+	n := arity(canonical)
+	var args []token
+	for {
+		if err := p.next(); err != nil {
+			return nil, err
 		}
-		return nil, p.errorf(p.tok.pos, "expected a string argument to %s, found %s", canonical, p.tok.describe())
-	}
-	arg := p.tok
-	if err := p.next(); err != nil {
-		return nil, err
+		if p.tok.kind != tokString {
+			if p.tok.kind == tokRParen {
+				return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(n), countText(len(args)))
+			}
+			return nil, p.errorf(p.tok.pos, "expected a string argument to %s, found %s", canonical, p.tok.describe())
+		}
+		args = append(args, p.tok)
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if len(args) == n {
+			break
+		}
+		switch p.tok.kind {
+		case tokComma:
+		case tokRParen:
+			return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(n), countText(len(args)))
+		default:
+			return nil, p.errorf(p.tok.pos, "expected , after argument %d of %s, found %s", len(args), canonical, p.tok.describe())
+		}
 	}
 	switch p.tok.kind {
 	case tokRParen:
 	case tokComma:
-		return nil, p.errorf(p.tok.pos, "%s takes exactly one string argument, found more", canonical)
+		return nil, p.errorf(p.tok.pos, "%s takes %s, found more", canonical, argumentsText(n))
 	default:
-		return nil, p.errorf(p.tok.pos, "expected ) after the argument of %s, found %s", canonical, p.tok.describe())
+		if n == 1 {
+			return nil, p.errorf(p.tok.pos, "expected ) after the argument of %s, found %s", canonical, p.tok.describe())
+		}
+		return nil, p.errorf(p.tok.pos, "expected ) after the arguments of %s, found %s", canonical, p.tok.describe())
 	}
 	if err := p.next(); err != nil {
 		return nil, err
 	}
-	m, err := NewMatcher(canonical, arg.value)
+	values := make([]string, len(args))
+	for i, a := range args {
+		values[i] = a.value
+	}
+	m, err := NewMatcher(canonical, values...)
 	if err != nil {
-		return nil, &SyntaxError{Offset: arg.pos, Msg: canonical + ": invalid regular expression " + shorten(arg.value), Err: unwrapRegexp(err)}
+		last := args[len(args)-1]
+		return nil, &SyntaxError{Offset: last.pos, Msg: canonical + ": invalid regular expression " + shorten(last.value), Err: unwrapRegexp(err)}
 	}
 	return m, nil
+}
+
+// wantMatchers names the supported matchers, for errors.
+func wantMatchers() string {
+	return strings.Join(allMatchers[:len(allMatchers)-1], ", ") + " or " + allMatchers[len(allMatchers)-1]
+}
+
+// argumentsText says how many arguments a matcher takes, for errors.
+func argumentsText(n int) string {
+	if n == 2 {
+		return "exactly two string arguments"
+	}
+	return "exactly one string argument"
+}
+
+// countText says how many arguments were found, for errors.
+func countText(n int) string {
+	switch n {
+	case 0:
+		return "none"
+	case 1:
+		return "one"
+	}
+	return strconv.Itoa(n)
 }
 
 // unwrapRegexp returns the regexp package's error inside NewMatcher's.

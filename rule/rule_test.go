@@ -3,6 +3,7 @@ package rule_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp/syntax"
@@ -244,10 +245,14 @@ func TestMatcherLiteral(t *testing.T) {
 	assert.True(t, (&rule.Matcher{Name: rule.Host, Value: "A"}).Match("a", "/"))
 	assert.True(t, (&rule.Matcher{Name: rule.PathRegexp, Value: "^/x"}).Match("a", "/x"))
 	assert.False(t, (&rule.Matcher{Name: rule.PathRegexp, Value: "("}).Match("a", "("))
-	assert.False(t, (&rule.Matcher{Name: "Header", Value: "x"}).Match("a", "/"))
+	assert.False(t, (&rule.Matcher{Name: "Method", Value: "GET"}).Match("a", "/"))
 
-	_, err := rule.NewMatcher("Header", "x")
-	assert.ErrorContains(t, err, `unknown matcher "Header"`)
+	_, err := rule.NewMatcher("Method", "GET")
+	assert.ErrorContains(t, err, `unknown matcher "Method"`)
+	_, err = rule.NewMatcher("Header", "x")
+	assert.ErrorContains(t, err, "Header takes exactly two string arguments, not 1")
+	_, err = rule.NewMatcher("Path", "/a", "/b")
+	assert.ErrorContains(t, err, "Path takes exactly one string argument, not 2")
 	_, err = rule.NewMatcher("PathRegexp", "(")
 	assert.ErrorContains(t, err, "PathRegexp: invalid regular expression")
 	mt, err := rule.NewMatcher("pathprefix", "/a")
@@ -274,7 +279,7 @@ func TestParseErrors(t *testing.T) {
 		{"Host(`a", 5, "string not terminated"},
 		{"Host(\"a\nb\")", 5, "newline in string"},
 		{`Host("\q")`, 5, `invalid string "\"\\q\""`},
-		{`Header("a", "b")`, 0, `unknown matcher "Header"`},
+		{`Query("a", "b")`, 0, `unknown matcher "Query"`},
 		{`Method("GET")`, 0, `unknown matcher "Method"`},
 		{`hOST("a")`, 0, `unknown matcher "hOST"`},
 		{`Host("a") &&`, 12, "expected a matcher, ! or (, found the end of the rule"},
@@ -401,8 +406,9 @@ func TestPriority(t *testing.T) {
 }
 
 func TestFixtureRulesParse(t *testing.T) {
-	// Every rule of every fixture's expected configuration parses, and prints
-	// back to itself: sliceway emits exactly the canonical form.
+	// Every rule of every fixture's expected configuration (of both
+	// dialects) parses, and prints back to itself: sliceway emits exactly
+	// the canonical form.
 	rules := fixtureRules(t)
 	require.NotEmpty(t, rules)
 	for _, r := range rules {
@@ -413,10 +419,15 @@ func TestFixtureRulesParse(t *testing.T) {
 	}
 }
 
-// fixtureRules are the router rules of fixtures/*/expected.yaml.
+// fixtureRules are the router rules of fixtures/*/expected.yaml and
+// fixtures/nginx/*/expected.yaml.
 func fixtureRules(t testing.TB) []string {
 	files, err := filepath.Glob("../fixtures/*/expected.yaml")
 	require.NoError(t, err)
+	nginx, err := filepath.Glob("../fixtures/nginx/*/expected.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, nginx)
+	files = append(files, nginx...)
 	var rules []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -445,6 +456,7 @@ func FuzzParse(f *testing.F) {
 		`HostRegexp("(")`,
 		`((((Host("a")))))`,
 		`Host("a", "b")`,
+		`Header("X-A", "b") && !HeaderRegexp("cookie", "(?i)^a=") || header("a")`,
 		"",
 	} {
 		f.Add(r)
@@ -469,6 +481,7 @@ func FuzzParse(f *testing.F) {
 		// Matching never panics, whatever the request.
 		for _, req := range [][2]string{{"", ""}, {"a", "/"}, {"[::1]:80", "/a/b"}, {r, r}} {
 			_ = e.Match(req[0], req[1])
+			_ = e.MatchRequest(rule.Request{Host: req[0], Path: req[1], Header: http.Header{"X": {r}, "": {""}}})
 		}
 		// Each matcher matches what it says.
 		for _, mt := range rule.Matchers(e) {

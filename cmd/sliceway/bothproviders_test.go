@@ -98,3 +98,27 @@ func TestMergeConfigurationsKeepsEveryProvidersValues(t *testing.T) {
 	require.Len(t, got.TLS.Certificates, 1, "a certificate both load is given once")
 	assert.True(t, strings.Contains(got.TLS.Certificates[0].CertFile, "C"))
 }
+
+// Both providers writing status elect on Leases of their own: on their
+// defaults they do, and one Lease named for both is refused at start,
+// naming the option, rather than leaving one provider's Ingresses without
+// status for ever.
+func TestBothProvidersNeedLeasesOfTheirOwn(t *testing.T) {
+	status := []string{"render", "--demo",
+		"--providers.kubernetesingress.ingressendpoint.ip=192.0.2.1",
+		"--providers.kubernetesingressnginx.ingressendpoint.ip=192.0.2.2"}
+	res := run(t, nil, status...)
+	require.Equal(t, 0, res.code, res.stderr)
+
+	res = run(t, nil, append(status, "--providers.kubernetesingressnginx.leaderelection.leasename=sliceway")...)
+	assert.Equal(t, 1, res.code)
+	assert.Empty(t, res.stdout)
+	assert.Contains(t, res.stderr, `providers.kubernetesIngressNGINX.leaderElection: the Lease "sliceway" is providers.kubernetesIngress's too`)
+
+	// Without leader election on one of them, or in another namespace,
+	// nothing is shared.
+	for _, other := range []string{"--providers.kubernetesingressnginx.leaderelection.disabled=true", "--providers.kubernetesingressnginx.leaderelection.leasenamespace=other"} {
+		res = run(t, nil, append(status, "--providers.kubernetesingressnginx.leaderelection.leasename=sliceway", other)...)
+		assert.Equal(t, 0, res.code, "%s: %s", other, res.stderr)
+	}
+}

@@ -55,7 +55,30 @@ func initProviders(cfg *static.Configuration, logger zerolog.Logger, observer in
 			return nil, fmt.Errorf("%s.%w", ep.option, err)
 		}
 	}
+	if err := separateLeases(list); err != nil {
+		return nil, err
+	}
 	return list, nil
+}
+
+// separateLeases refuses two providers that write status and elect their
+// leader on the same Lease: in one process, the second elector would wait
+// for the first, which never lets go, and its Ingresses would get no
+// status. Their defaults differ (sliceway, sliceway-nginx).
+func separateLeases(list []enabledProvider) error {
+	seen := map[string]string{}
+	for _, ep := range list {
+		le := ep.opts.LeaderElection
+		if ep.opts.IngressEndpoint == nil || le == nil || le.Disabled {
+			continue
+		}
+		lease := le.LeaseNamespace + "/" + le.LeaseName
+		if first, ok := seen[lease]; ok {
+			return fmt.Errorf("%s.leaderElection: the Lease %q is %s's too: each provider elects its leader on a Lease of its own (leaseName)", ep.option, le.LeaseName, first)
+		}
+		seen[lease] = ep.option
+	}
+	return nil
 }
 
 // clusterOptions are the provider options that say which cluster, and

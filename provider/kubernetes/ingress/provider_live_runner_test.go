@@ -35,6 +35,7 @@ type liveProvider struct {
 	t      *testing.T
 	cs     *fake.Clientset
 	p      *Provider
+	name   string // the provider name of its messages
 	obs    *liveRecorder
 	out    chan dynamic.Message
 	cancel context.CancelFunc
@@ -49,21 +50,31 @@ type liveProvider struct {
 // that no goroutine is left behind are registered as cleanups.
 func startLive(t *testing.T, cs *fake.Clientset, configure func(*Provider)) *liveProvider {
 	t.Helper()
-	before := liveGoroutines()
 	p := &Provider{}
 	p.SetDefaults()
 	p.SyncTimeout = ptypes.Duration(5 * time.Second)
 	if configure != nil {
 		configure(p)
 	}
+	return runLive(t, cs, p, ProviderName, p.Init, p.Provide)
+}
+
+// runLive runs provide, the Provide of a provider whose options are p
+// and whose messages are named name, after its init; for the
+// Traefik-style provider (startLive) or the ingress-nginx one.
+func runLive(t *testing.T, cs *fake.Clientset, p *Provider, name string, init func() error,
+	provide func(context.Context, chan<- dynamic.Message) error,
+) *liveProvider {
+	t.Helper()
+	before := liveGoroutines()
 	p.SetClientset(cs)
 	obs := newLiveRecorder()
 	p.SetObserver(obs)
-	require.NoError(t, p.Init())
+	require.NoError(t, init())
 	ctx, cancel := context.WithCancel(context.Background())
-	lp := &liveProvider{t: t, cs: cs, p: p, obs: obs, out: make(chan dynamic.Message), cancel: cancel, done: make(chan struct{})}
+	lp := &liveProvider{t: t, cs: cs, p: p, name: name, obs: obs, out: make(chan dynamic.Message), cancel: cancel, done: make(chan struct{})}
 	go func() {
-		lp.err = p.Provide(ctx, lp.out)
+		lp.err = provide(ctx, lp.out)
 		close(lp.done)
 	}()
 	t.Cleanup(func() {
@@ -93,7 +104,7 @@ func (lp *liveProvider) next() *dynamic.Configuration {
 	lp.t.Helper()
 	select {
 	case msg := <-lp.out:
-		assert.Equal(lp.t, ProviderName, msg.ProviderName)
+		assert.Equal(lp.t, lp.name, msg.ProviderName)
 		require.NotNil(lp.t, msg.Configuration)
 		return msg.Configuration
 	case <-lp.done:

@@ -86,3 +86,69 @@ func TestRequestsOfASpecification(t *testing.T) {
 	_, err = load(path)
 	require.ErrorContains(t, err, "no service")
 }
+
+func TestRequestsWithHeaders(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "canary.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`http:
+  routers:
+    main:
+      rule: Host("shop.example") && PathPrefix("/")
+      service: s
+    by-header:
+      rule: Host("shop.example") && PathPrefix("/") && Header("X-Canary", "always")
+      service: s
+    by-cookie:
+      rule: Host("shop.example") && PathPrefix("/") && HeaderRegexp("Cookie", "(?:^|;)\\s*(?i:canary)=always(?:;|$)") && !Header("X-Canary", "never")
+      service: s
+    regex:
+      rule: Host("shop.example") && PathRegexp("(?i)^/v1(/|$)(.*)")
+      service: s
+  middlewares:
+    m:
+      redirectScheme:
+        scheme: https
+  serversTransports:
+    t:
+      insecureSkipVerify: true
+  services:
+    s:
+      loadBalancer:
+        servers:
+          - url: http://10.0.0.1:80
+tls:
+  options:
+    o:
+      clientAuth:
+        clientAuthType: RequestClientCert
+`), 0o644))
+	c, err := load(path)
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.Middlewares)
+	assert.Equal(t, 1, c.ServersTransports)
+	assert.Equal(t, 1, c.TLSOptions)
+	for name, r := range c.Routers {
+		assert.True(t, r.Parses, name)
+	}
+
+	find := func(path string, header map[string]string) request {
+		t.Helper()
+		for _, q := range c.Requests {
+			if q.Host == "shop.example" && q.Path == path && assert.ObjectsAreEqual(header, q.Header) {
+				return q
+			}
+		}
+		t.Fatalf("no request for %s with %v", path, header)
+		return request{}
+	}
+	assert.Equal(t, "main", find("/", nil).Router)
+	assert.Equal(t, "by-header", find("/", map[string]string{"X-Canary": "always"}).Router)
+	assert.Equal(t, "main", find("/", map[string]string{"X-Canary": "always-other"}).Router, "the value exactly")
+	assert.Equal(t, "by-cookie", find("/", map[string]string{"Cookie": "canary=always;"}).Router)
+	assert.Equal(t, "main", find("/", map[string]string{"Cookie": "canary=always;", "X-Canary": "never"}).Router,
+		"all of a rule's headers at once: the cookie's router refuses X-Canary: never")
+	assert.Equal(t, "regex", find("/v1/", nil).Router, "a path its regular expression matches")
+	assert.Equal(t, "regex", find("/V1/", nil).Router, "in any case, as (?i) says")
+	assert.Equal(t, "regex", find("/v1", nil).Router)
+	assert.Equal(t, "main", find("/unknown", nil).Router)
+}

@@ -34,7 +34,10 @@ type forwardAuthConfig struct {
 //   - auth-request-redirect's X-Auth-Request-Redirect header is set by a
 //     headers middleware before forwardAuth, so the backend sees it too;
 //   - auth-cache-key is ignored: Traefik asks the auth service for every
-//     request, nothing is cached.
+//     request, nothing is cached;
+//   - nginx never reads the auth service's body; Traefik reads it whole
+//     (to hand a refusal to the client) unless told a limit, so a limit
+//     is set (authMaxResponseBody): an answer with a longer body is a 401.
 var forwardAuthAnnotations = []annotation{
 	{name: "auth-url", access: true, parse: func(v string, c *Config) (err error) {
 		c.Access.Forward.url, err = parseAuthURL(v)
@@ -112,6 +115,12 @@ func parseAuthURL(v string) (string, error) {
 	return v, nil
 }
 
+// authMaxResponseBody is the longest body of the auth service's answer
+// Traefik reads, in bytes: enough for a refusal's page, and a bound on
+// what one request can make Traefik hold (it allocates the limit for
+// each answer).
+const authMaxResponseBody = 64 << 10
+
 // forwardAuth is the path's forwardAuth middleware (after the header of
 // auth-request-redirect). It needs nothing but the annotations, so it
 // is always built.
@@ -131,7 +140,7 @@ func (pc *pathContext) forwardAuth() ([]string, bool) {
 		}})
 		names = append(names, name)
 	}
-	mw := map[string]any{"address": f.url, "trustForwardHeader": false}
+	mw := map[string]any{"address": f.url, "trustForwardHeader": false, "maxResponseBodySize": authMaxResponseBody}
 	if f.responseHeaders != nil {
 		mw["authResponseHeaders"] = f.responseHeaders
 	}
