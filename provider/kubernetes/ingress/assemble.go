@@ -42,6 +42,12 @@ type assembly struct {
 	errGroups map[*routerGroup][]*ObjectError // paths that repeat an older one's rule in their group
 	dirty     bool                            // the problems may differ from those last collected
 
+	// The TLS option of each host (tlshosts.go), and the TLS routers
+	// left out for naming another.
+	tlsHosts   map[string]*hostTLS
+	tlsSkipped map[*translate.Router]struct{}
+	tlsErrs    []*ObjectError
+
 	names  defaultNames // of the default backend, the dialect's
 	extras extraRefs    // the parts' middlewares and servers transports
 }
@@ -90,10 +96,14 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 		errGroups: map[*routerGroup][]*ObjectError{}, dirty: true,
 	}
 	out := newFullOutput(routers)
+	a.checkTLSHosts(st.served)
 	var order []*routerGroup // first met, in key order of the Ingresses
 	for _, p := range byKey {
 		for i := range p.Routers {
 			pr := &p.Routers[i]
+			if _, skip := a.tlsSkipped[pr]; skip {
+				continue
+			}
 			g := a.group(pr.Key)
 			if len(g.members) == 0 {
 				order = append(order, g)
@@ -138,7 +148,7 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 // assembles in full, which starts from nothing (the assembly is left
 // half done).
 func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, news []*ingressPart, swaps []lbSwap) (*dynamic.Configuration, bool) {
-	if a.irregular {
+	if a.irregular || !a.patchTLSHosts(olds, news) {
 		return nil, false
 	}
 	adoptUnchanged(prev.HTTP, news)
@@ -324,7 +334,7 @@ func (a *assembly) certList() *dynamic.TLSConfiguration {
 
 // errors are the problems the assembly found.
 func (a *assembly) errors() []*ObjectError {
-	errs := slices.Concat(a.dbErrs, a.asmErrs, a.tieErrs)
+	errs := slices.Concat(a.dbErrs, a.asmErrs, a.tieErrs, a.tlsErrs)
 	for _, gerrs := range a.errGroups {
 		errs = append(errs, gerrs...)
 	}
