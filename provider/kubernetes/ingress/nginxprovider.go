@@ -30,6 +30,7 @@ type NGINXProvider struct {
 	ControllerClass            string `description:"Controller of the IngressClasses whose Ingresses are served (ingress-nginx's --controller-class)." json:"controllerClass,omitempty" toml:"controllerClass,omitempty" yaml:"controllerClass,omitempty" export:"true"`
 	IngressClassByName         bool   `description:"Also serve the Ingresses whose spec.ingressClassName is ingressClass whatever its IngressClass names as controller (ingress-nginx's --ingress-class-by-name)." json:"ingressClassByName,omitempty" toml:"ingressClassByName,omitempty" yaml:"ingressClassByName,omitempty" export:"true"`
 	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
+	ExclusiveHosts             bool   `description:"Serve a host's rules only from the namespace of its oldest Ingress (its owner); off, other namespaces may add paths of their own to the host, which never change the routers of the owner's paths." json:"exclusiveHosts,omitempty" toml:"exclusiveHosts,omitempty" yaml:"exclusiveHosts,omitempty" export:"true"`
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
 }
 
@@ -62,6 +63,7 @@ func (p *NGINXProvider) Init() error {
 	p.dialect = &nginxDialect{opts: nginx.Options{
 		Classes: nginx.ClassOptions{ControllerClass: p.ControllerClass, IngressClass: p.IngressClass,
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
+		ExclusiveHosts:      p.ExclusiveHosts,
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
 	}}
 	return p.Provider.Init()

@@ -9,7 +9,6 @@ import (
 
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
@@ -74,9 +73,10 @@ func redirectHosts(ing *netv1.Ingress, hosts []string) []string {
 	return hosts
 }
 
-// hostIngresses are the served Ingresses with a rule for host, oldest
-// first, canaries left out: the Ingresses of nginx's server of host.
-// Without a host index, this Ingress alone.
+// hostIngresses are the served Ingresses of this Ingress's namespace
+// with a rule for host, oldest first, canaries left out: the Ingresses of
+// nginx's server of host, as far as they decide for this namespace's
+// paths (hostfacts.go). Without a host index, this Ingress alone.
 func (t *translation) hostIngresses(host string) []*netv1.Ingress {
 	if t.env.Hosts == nil {
 		if hasRuleFor(t.ing, host) {
@@ -86,10 +86,7 @@ func (t *translation) hostIngresses(host string) []*netv1.Ingress {
 	}
 	var out []*netv1.Ingress
 	for _, ing := range t.env.Hosts(host) {
-		if ing == nil || !hasRuleFor(ing, host) {
-			continue
-		}
-		if canary, err := parseBool(ing.Annotations[AnnotationPrefix+"canary"]); err == nil && canary {
+		if ing == nil || ing.Namespace != t.ing.Namespace || !hasRuleFor(ing, host) || isCanary(ing) {
 			continue
 		}
 		out = append(out, ing)
@@ -108,12 +105,14 @@ func hasRuleFor(ing *netv1.Ingress, host string) bool {
 }
 
 // aliases are the server-alias names the path is served on too: not the
-// host itself, nor a host of a served Ingress's rule (ingress-nginx
-// ignores such an alias: the host's own server wins).
+// host itself, nor a host of a rule of this namespace's served Ingresses
+// (ingress-nginx ignores such an alias: the host's own server wins), nor
+// a name another namespace owns (hostfacts.go; told once per Ingress, by
+// aliasProblems).
 func (pc *pathContext) aliases() []string {
 	var out []string
 	for _, a := range pc.cfg.Paths.ServerAliases {
-		if a != pc.host && len(pc.hostIngresses(a)) == 0 && !hasRuleFor(pc.ing, a) {
+		if a != pc.host && len(pc.hostIngresses(a)) == 0 && !hasRuleFor(pc.ing, a) && pc.ownsHost(a) {
 			out = append(out, a)
 		}
 	}
@@ -121,31 +120,14 @@ func (pc *pathContext) aliases() []string {
 }
 
 // extraRouters adds the routers of the path besides those of its host
-// (plain, and secure when the host has TLS): the same routers on each
-// alias, and the www redirect of the host.
-func (pc *pathContext) extraRouters(plain, secure *dynamic.Router, svc routedService) {
+// (base, the route of the host): the same routers on each alias, and the
+// www redirect of the host. The host's TLS option (client certificates)
+// holds for its aliases too, as nginx's server block holds both.
+func (pc *pathContext) extraRouters(base route) {
 	for _, alias := range pc.aliases() {
-		key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, alias, pc.path.Path)
-		rule := pathRule(alias, pc.path, pc.facts.regex)
-		priority := pathPriority(alias, pc.path, pc.facts.regex)
-		for _, r := range []struct {
-			base *dynamic.Router
-			key  string
-		}{{plain, key}, {secure, key + "_tls"}} {
-			if r.base == nil {
-				continue
-			}
-			rt := pc.router(rule, priority, svc.name)
-			if r.base.TLS != nil {
-				// The host's TLS options (client certificates) hold for
-				// its aliases too, as nginx's server block holds both.
-				rt.TLS = &dynamic.RouterTLSConfig{Options: r.base.TLS.Options}
-			} else {
-				rt.Rule, rt.Priority = pc.plainRouting(alias, rule, priority)
-			}
-			rt.Middlewares = slices.Clone(r.base.Middlewares)
-			pc.p.AddRouter(r.key, pc.ref, rt, svc.svc)
-		}
+		r := pc.hostRoute(alias, base.to)
+		r.plainMws, r.tlsMws = slices.Clone(base.plainMws), slices.Clone(base.tlsMws)
+		pc.routerPair(r)
 	}
-	pc.wwwRouters(svc)
+	pc.wwwRouters(base.to)
 }

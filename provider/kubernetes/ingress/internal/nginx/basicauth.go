@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
@@ -79,11 +80,17 @@ func checkSecretRef(v string) error {
 // another namespace is refused unless the options allow it. Errors never
 // hold the Secret's data.
 func (pc *pathContext) secretRef(ref string) (*corev1.Secret, error) {
-	ns, name := pc.ing.Namespace, ref
+	return pc.secretRefOf(pc.ing, ref)
+}
+
+// secretRefOf is the Secret that an annotation of ing names (ing is the
+// path's Ingress or, for a host's client certificates, the host owner's).
+func (pc *pathContext) secretRefOf(ing *netv1.Ingress, ref string) (*corev1.Secret, error) {
+	ns, name := ing.Namespace, ref
 	if i := strings.IndexByte(ref, '/'); i >= 0 {
 		ns, name = ref[:i], ref[i+1:]
 	}
-	if ns != pc.ing.Namespace && !pc.opts.AllowCrossNamespace {
+	if ns != ing.Namespace && !pc.opts.AllowCrossNamespace {
 		return nil, fmt.Errorf("secret %s/%s is in another namespace than the Ingress, which the provider's allowCrossNamespaceSecrets option does not allow", excerpt.Text(ns), excerpt.Text(name))
 	}
 	key := translate.Key{Namespace: ns, Name: name}

@@ -136,9 +136,9 @@ func (s *canarySplit) target(r canaryRoute) routedService {
 }
 
 // canaryRouters adds the routers and services of the path's split, if it
-// has one, once the path is served: rule and priority are the path's,
-// plainMws and mws the middlewares of its plain and TLS routers.
-func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []string) {
+// has one, once the path is served: base is the route of the path's own
+// routers on its host (rule, priority and middlewares).
+func (pc *pathContext) canaryRouters(base route) {
 	s := pc.canary
 	if s == nil {
 		return
@@ -149,28 +149,19 @@ func (pc *pathContext) canaryRouters(rule string, priority int, plainMws, mws []
 		}
 	}
 	for _, r := range s.routes() {
-		to := s.target(r)
-		add := func(key string, middlewares []string, tls *dynamic.RouterTLSConfig) {
-			// priority+1: the path's priority is odd (pathPriority), so
-			// this is above its own routers and below those of a longer
-			// path.
-			rt := &dynamic.Router{Rule: rule + " && " + r.match, Priority: priority + 1, Service: to.name, Middlewares: middlewares, TLS: tls}
-			if r.toCanary {
-				translate.SetObservability(rt, pc.ing, s.canaryBackend.Service.Name, s.canaryBackend.Text())
-			} else {
-				translate.SetObservability(rt, pc.ing, pc.backend.Service.Name, pc.backend.Text())
-			}
-			pc.p.AddRouter(key, pc.ref, rt, to.svc)
-		}
-		if pc.plainRedirect == "" {
+		cr := route{
+			key: pc.name(r.suffix), host: base.host, rule: base.rule + " && " + r.match,
+			// The path's priority is odd (pathPriority), so this is above
+			// its own routers and below those of a longer path.
+			priority: base.priority + 1, to: s.target(r),
+			plainMws: base.plainMws, tlsMws: base.tlsMws,
 			// A host that asks for client certificates redirects every
 			// plain request: the path's own plain router does.
-			add(pc.name(r.suffix), plainMws, nil)
+			noPlain: pc.plainRedirect != "",
 		}
-		if pc.facts.tls {
-			// With the host's client certificate check, as its other
-			// TLS routers.
-			add(pc.name(r.suffix)+"_tls", mws, &dynamic.RouterTLSConfig{Options: pc.tlsOptions})
+		if r.toCanary {
+			cr.backend = &s.canaryBackend
 		}
+		pc.routerPair(cr)
 	}
 }

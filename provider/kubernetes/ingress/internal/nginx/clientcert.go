@@ -87,6 +87,22 @@ var clientCertAnnotations = []annotation{
 // path is closed (the problem is filed).
 func (pc *pathContext) clientCert() ([]string, bool) {
 	pc.clientCertTried = true
+	names, ok := pc.hostClientCert()
+	if ok && pc.cfg.Access.ClientCert.secret != "" && pc.facts.ownedElsewhere(pc.ing) {
+		// Traefik has one TLS option per host: the owner's (hostfacts.go).
+		// The path's routers still name it (set above), closed or not.
+		o := pc.facts.owner
+		pc.annotationProblem("auth-tls-secret", translate.SeverityError, fmt.Errorf(
+			"host %q belongs to namespace %s (its oldest Ingress is %s/%s), whose Ingresses decide its client certificates (this Ingress's paths on the host answer 403)",
+			pc.host, o.Namespace, o.Namespace, o.Name))
+		return nil, false
+	}
+	return names, ok
+}
+
+// hostClientCert is the host's client certificate check, as the owner's
+// oldest Ingress that asks for one says, for the path (see clientCert).
+func (pc *pathContext) hostClientCert() ([]string, bool) {
 	src := pc.facts.clientCert
 	if src == nil || src.cfg.verify == "off" {
 		return nil, true
@@ -103,14 +119,9 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 	if !pc.facts.tls {
 		return fail(errors.New("the host has no spec.tls entry, and client certificates need TLS"))
 	}
-	if src.ing.Namespace != pc.ing.Namespace && !pc.opts.AllowCrossNamespace {
-		return fail(errors.New("that Ingress is in another namespace, which the provider's allowCrossNamespaceSecrets option does not allow"))
-	}
-	ref := src.cfg.secret
-	if !strings.Contains(ref, "/") {
-		ref = src.ing.Namespace + "/" + ref
-	}
-	s, err := pc.secretRef(ref)
+	// The owner's Secret, judged as the owner's Ingress names it: another
+	// namespace's paths of the host are checked with the owner's CA.
+	s, err := pc.secretRefOf(src.ing, src.cfg.secret)
 	if err != nil {
 		return fail(err)
 	}

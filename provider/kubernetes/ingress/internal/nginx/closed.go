@@ -47,20 +47,9 @@ func (pc *pathContext) answeringRouters(service string, middlewares []string) {
 		pc.p.Middlewares = pc.p.Middlewares[:m.middlewares]
 	}
 	for _, host := range append([]string{pc.host}, pc.aliases()...) {
-		key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, host, pc.path.Path)
-		rule, priority := pathRule(host, pc.path, pc.facts.regex), pathPriority(host, pc.path, pc.facts.regex)
-		// On a host that asks for client certificates the plain router
-		// gives Traefik no host to choose TLS options by (plainRouting).
-		plainRule, plainPriority := pc.plainRouting(host, rule, priority)
-		plain := pc.router(plainRule, plainPriority, service)
-		plain.Middlewares = middlewares
-		pc.p.AddRouter(key, pc.ref, plain, svc)
-		if pc.facts.tls {
-			secure := pc.router(rule, priority, service)
-			secure.Middlewares = middlewares
-			secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
-			pc.p.AddRouter(key+"_tls", pc.ref, secure, svc)
-		}
+		r := pc.hostRoute(host, routedService{name: service, svc: svc})
+		r.plainMws, r.tlsMws = middlewares, middlewares
+		pc.routerPair(r)
 	}
 }
 

@@ -60,15 +60,23 @@ func pathRule(host string, p netv1.HTTPIngressPath, regex bool) string {
 }
 
 // pathPriority is the router priority of a path on host: nginx's order,
-// above 0 (none) and below 1<<24.
-func pathPriority(host string, p netv1.HTTPIngressPath, regex bool) int {
+// above 0 (none) and below 1<<24, odd (a canary's routers take the even
+// one above). Between two paths that nginx would rank alike, a path of
+// the host's owner namespace (owner) comes first, so that another
+// namespace's path never ties with one of the owner's and takes its
+// requests at random (hostfacts.go).
+func pathPriority(host string, p netv1.HTTPIngressPath, regex, owner bool) int {
 	hostRank := translate.HostRank(host)
 	exact := 0
 	if !regex && isType(p, netv1.PathTypeExact) {
 		exact = 1
 	}
-	length := min(len(p.Path), 1<<20-1)
-	return hostRank<<22 | exact<<21 | length<<1 | 1
+	length := min(len(p.Path), 1<<19-1)
+	ownerBit := 0
+	if owner {
+		ownerBit = 1
+	}
+	return hostRank<<22 | exact<<21 | length<<2 | ownerBit<<1 | 1
 }
 
 func isType(p netv1.HTTPIngressPath, t netv1.PathType) bool {

@@ -184,7 +184,7 @@ func wwwCounterpart(host string) string {
 // is the request's (nginx writes its own listening port).
 func (pc *pathContext) wwwRouters(svc routedService) {
 	from := wwwCounterpart(pc.host)
-	if from == "" || !pc.hostAsksFromToWWW() || len(pc.hostIngresses(from)) > 0 {
+	if from == "" || !pc.hostAsksFromToWWW() || len(pc.hostIngresses(from)) > 0 || !pc.ownsHost(from) {
 		return
 	}
 	key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, from, "") + "_www"
@@ -201,17 +201,10 @@ func (pc *pathContext) wwwRouters(svc routedService) {
 		"regex":       hostURL,
 		"replacement": "${1}://" + pc.host + "${2}${3}", "permanent": true,
 	}})
-	rule := translate.HostRule(from)
-	priority := pathPriority(from, netv1.HTTPIngressPath{Path: "/"}, false)
-	plain := pc.router(rule, priority, svc.name)
-	plain.Middlewares = []string{name}
-	pc.p.AddRouter(key, pc.ref, plain, svc.svc)
-	if pc.facts.tls {
-		secure := pc.router(rule, priority, svc.name)
-		secure.Middlewares = []string{name}
-		secure.TLS = &dynamic.RouterTLSConfig{}
-		pc.p.AddRouter(key+"_tls", pc.ref, secure, svc.svc)
-	}
+	r := route{key: key, host: from, rule: translate.HostRule(from),
+		priority: pathPriority(from, netv1.HTTPIngressPath{Path: "/"}, false, true), to: svc,
+		plainMws: []string{name}, tlsMws: []string{name}}
+	pc.routerPair(r)
 }
 
 // hostAsksFromToWWW says whether this Ingress is the oldest of its host

@@ -14,6 +14,10 @@ import (
 // Options are the dialect's options besides those of the engine.
 type Options struct {
 	Classes ClassOptions
+	// ExclusiveHosts keeps every namespace but a host's owner (that of
+	// its oldest Ingress, hostfacts.go) off the host: their rules for it
+	// are not served.
+	ExclusiveHosts bool
 	// AllowCrossNamespace lets an annotation name a Secret or Service of
 	// another namespace (namespace/name); ingress-nginx allows it, which
 	// lets any Ingress author read another namespace's credentials.
@@ -64,6 +68,7 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 	// A closed Ingress's paths answer 403 (closed.go), and its default
 	// backend is not used.
 	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg, closed: closed}
+	t.claimProblems()
 	if db := ing.Spec.DefaultBackend; db != nil && !closed {
 		t.defaultBackend(*db)
 	}
@@ -76,6 +81,13 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 			continue
 		}
 		host := t.hostFacts(rule.Host)
+		if t.opts.ExclusiveHosts && host.ownedElsewhere(ing) {
+			o := host.owner
+			p.Problem("spec.rules["+strconv.Itoa(i)+"].host", translate.SeverityError, fmt.Errorf(
+				"host %q belongs to namespace %s (its oldest Ingress is %s/%s), and exclusiveHosts keeps other namespaces off it (the rule is skipped)",
+				rule.Host, o.Namespace, o.Namespace, o.Name))
+			continue
+		}
 		for j, path := range rule.HTTP.Paths {
 			t.path(host, rule.Host, translate.NewPathRef(i, j), path)
 		}
@@ -161,31 +173,19 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		pc.closedRouters()
 		return
 	}
-	rule := pathRule(host, path, facts.regex)
-	priority := pathPriority(host, path, facts.regex)
-	plainRule, plainPriority := pc.plainRouting(host, rule, priority)
-	plain := pc.router(plainRule, plainPriority, svc.name)
+	r := pc.hostRoute(host, svc)
 	if pc.plainRedirect != "" {
 		// A host that asks for client certificates is only redirected
 		// on plain connections: no request reaches the backend without
 		// a verified certificate.
-		plain.Middlewares = []string{pc.plainRedirect}
+		r.plainMws = []string{pc.plainRedirect}
 	} else {
-		plain.Middlewares = pc.plainMiddlewares(mws)
+		r.plainMws = pc.plainMiddlewares(mws)
 	}
-	if len(plain.Middlewares) == 0 {
-		plain.Middlewares = nil
-	}
-	t.p.AddRouter(pc.key, ref, plain, svc.svc)
-	var secure *dynamic.Router
-	if facts.tls {
-		secure = pc.router(rule, priority, svc.name)
-		secure.Middlewares = mws
-		secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
-		t.p.AddRouter(pc.key+"_tls", ref, secure, svc.svc)
-	}
-	pc.extraRouters(plain, secure, svc)
-	pc.canaryRouters(rule, priority, plain.Middlewares, mws)
+	r.tlsMws = mws
+	pc.routerPair(r)
+	pc.extraRouters(r)
+	pc.canaryRouters(r)
 }
 
 // pathContext is the context of a path with a Service backend.
@@ -193,13 +193,6 @@ func (t *translation) pathContext(facts hostFacts, host string, ref translate.Pa
 	backend := translate.BackendPort(t.ing.Namespace, path.Backend.Service)
 	return &pathContext{translation: t, host: host, facts: facts, path: path, ref: ref,
 		key: NamePrefix + translate.RouterKey(t.ing.Namespace, t.ing.Name, host, path.Path), backend: backend, lbName: serviceName(backend)}
-}
-
-// router is a router of the path with its rule, priority and service.
-func (pc *pathContext) router(rule string, priority int, service string) *dynamic.Router {
-	rt := &dynamic.Router{Rule: rule, Priority: priority, Service: service}
-	translate.SetObservability(rt, pc.ing, pc.backend.Service.Name, pc.backend.Text())
-	return rt
 }
 
 // routedService is where a path's routers send: the service and its
