@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,46 @@ func (t *serverTweak) apply(base *dynamic.Service) *dynamic.Service {
 		lb.Sticky = t.sticky
 	}
 	return &dynamic.Service{LoadBalancer: &lb}
+}
+
+// key says what t changes, so that the paths of an Ingress whose
+// annotations change one load balancer alike share one service.
+func (t *serverTweak) key() string {
+	var b strings.Builder
+	b.WriteString(t.scheme + "\x00" + t.transport + "\x00")
+	if c := t.sticky; c != nil && c.Cookie != nil {
+		k := *c.Cookie
+		path := ""
+		if k.Path != nil {
+			path = *k.Path
+		}
+		k.Path = nil
+		fmt.Fprintf(&b, "%+v\x00%s", k, path)
+	}
+	for _, s := range t.servers {
+		b.WriteString("\x00" + s.URL)
+	}
+	return b.String()
+}
+
+// sharedName is the name of the service of the Ingress that base (the
+// name of a load balancer) becomes with the changes key says: one for
+// every path of the Ingress that changes base alike.
+func (pc *pathContext) sharedName(what, base, key string) string {
+	h := fnv.New32a()
+	h.Write([]byte(base + "\x00" + key))
+	return ingressName(pc.ing.Namespace, pc.ing.Name, fmt.Sprintf("%s-%s-%08x", what, strings.TrimPrefix(base, NamePrefix), h.Sum32()))
+}
+
+// addShared adds a service of the part once, however many paths name it.
+func (pc *pathContext) addShared(ns translate.NamedService) *dynamic.Service {
+	for _, o := range pc.p.Services {
+		if o.Name == ns.Name {
+			return o.Service
+		}
+	}
+	pc.p.Services = append(pc.p.Services, ns)
+	return ns.Service
 }
 
 // changes says whether t changes base.
@@ -93,20 +134,22 @@ func (pc *pathContext) backendKeepsEmpty() bool {
 }
 
 // deriveService is how the backend annotations change the path's load
-// balancer base: a func that makes the path's own service from it (nil
-// when they change nothing). false: the path is closed (a backend
-// TLS annotation that cannot be honoured; the problem is filed).
+// balancer base: a func that makes the path's service from it (nil when
+// they change nothing), and the name of that service, which the paths of
+// the Ingress that change the load balancer alike share. false: the path
+// is closed (a backend TLS annotation that cannot be honoured; the
+// problem is filed).
 //
 // With a usable default-backend annotation, a path whose Service has no
 // servers sends to the default backend's Service instead (its first
 // port, reached as the path's servers are), as ingress-nginx does; the
 // path's service is then a weighted service of that one alone, so that
 // it follows the path's servers as they come and go.
-func (pc *pathContext) deriveService(base *dynamic.Service) (func(*dynamic.Service) *dynamic.Service, bool) {
+func (pc *pathContext) deriveService(base *dynamic.Service) (func(*dynamic.Service) *dynamic.Service, string, bool) {
 	c := &pc.cfg.Backend
 	b := pc.build()
 	if b.closed {
-		return nil, false
+		return nil, "", false
 	}
 	tw := &serverTweak{scheme: protocolScheme(c.Protocol), transport: b.transport, sticky: pc.sticky()}
 	fallback := ""
@@ -121,19 +164,19 @@ func (pc *pathContext) deriveService(base *dynamic.Service) (func(*dynamic.Servi
 		// The default backend, with the path's settings; it follows its
 		// own load balancer.
 		fb := *tw
-		fallback = pc.name("default-backend")
+		fallback = pc.sharedName("default-backend", b.fallbackName, tw.key())
 		derive := fb.apply
-		pc.p.Services = append(pc.p.Services, translate.NamedService{Name: fallback, Service: derive(b.fallback.Service), Base: b.fallback.Service, Derive: derive})
+		pc.addShared(translate.NamedService{Name: fallback, Service: derive(b.fallback.Service), Base: b.fallback.Service, Derive: derive})
 	}
 	if fallback == "" && !tw.changes(base) {
-		return nil, true
+		return nil, "", true
 	}
 	return func(base *dynamic.Service) *dynamic.Service {
 		if fallback != "" && noServers(base) {
 			return weightedTo(fallback)
 		}
 		return tw.apply(base)
-	}, true
+	}, pc.sharedName("svc", pc.lbName, tw.key()+"\x00"+fallback), true
 }
 
 func noServers(s *dynamic.Service) bool {

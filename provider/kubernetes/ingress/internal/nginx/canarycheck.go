@@ -68,7 +68,7 @@ func readCanaryHost(env *translate.IngressEnv, self *netv1.Ingress, host string)
 		}
 		cfg, problems := ParseAnnotations(ing.Annotations)
 		if cfg.Canary.Enabled {
-			h.canaries.add(host, ing, cfg, problems)
+			h.canaries.add(host, ing, cfg, problems, env.PlanOptions.MaxOutput)
 			continue
 		}
 		if closedBy(problems) {

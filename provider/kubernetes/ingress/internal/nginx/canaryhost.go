@@ -50,13 +50,13 @@ type canaryRef struct {
 type canaryPaths map[canaryPath][]canaryRef
 
 // add records the paths of the canary Ingress ing on host, unless an
-// annotation closed it (it is not used: checkCanary never runs for it,
-// its part says why). Paths without a Service backend are not canaries
-// (checkCanary reports them); a second path of ing with the same path
-// and type adds nothing.
-func (m *canaryPaths) add(host string, ing *netv1.Ingress, cfg *Config, problems []Problem) {
-	if closedBy(problems) {
-		return
+// annotation closed it or it is over maxOutput (it is not used:
+// checkCanary never runs for it, its part says why). Paths without a
+// Service backend are not canaries (checkCanary reports them); a second
+// path of ing with the same path and type adds nothing.
+func (m *canaryPaths) add(host string, ing *netv1.Ingress, cfg *Config, problems []Problem, maxOutput int64) {
+	if closedBy(problems) || checkOutput(ing, maxOutput) != nil {
+		return // its own part says why
 	}
 	for _, rule := range ing.Spec.Rules {
 		if rule.Host != host || rule.HTTP == nil {

@@ -88,7 +88,7 @@ func (t *translation) hostFacts(host string) hostFacts {
 			f.clientCert = &certSource{ing: ing, cfg: cfg.Access.ClientCert}
 		}
 		if own && cfg.Canary.Enabled && ing != t.ing {
-			f.canaries.add(host, ing, cfg, problems)
+			f.canaries.add(host, ing, cfg, problems, t.env.PlanOptions.MaxOutput)
 		}
 		for _, entry := range ing.Spec.TLS {
 			if slices.Contains(entry.Hosts, host) {

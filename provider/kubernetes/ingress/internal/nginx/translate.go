@@ -72,6 +72,7 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 	if db := ing.Spec.DefaultBackend; db != nil && !closed {
 		t.defaultBackend(*db)
 	}
+	paths := 0
 	for i, rule := range ing.Spec.Rules {
 		if rule.HTTP == nil {
 			continue
@@ -90,6 +91,9 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		}
 		for j, path := range rule.HTTP.Paths {
 			t.path(host, rule.Host, translate.NewPathRef(i, j), path)
+			if paths++; t.overOutput(paths) {
+				return
+			}
 		}
 	}
 }
@@ -102,6 +106,7 @@ type translation struct {
 	ing    *netv1.Ingress
 	cfg    *Config
 	closed bool // an access annotation cannot be honoured: every path answers 403
+	output outputCount
 }
 
 // pathContext is one path being translated: what the builders of the
@@ -220,16 +225,14 @@ func (pc *pathContext) service() (routedService, bool) {
 		return rs, false
 	}
 	rs.name, rs.svc = pc.lbName, lb.Service
-	derive, ok := pc.deriveService(lb.Service)
+	derive, name, ok := pc.deriveService(lb.Service)
 	if !ok {
 		pc.failClosed = true // a verification of the backend was asked for
 		return rs, false
 	}
 	if derive != nil {
-		name := pc.name("svc")
-		d := derive(lb.Service)
-		pc.p.Services = append(pc.p.Services, translate.NamedService{Name: name, Service: d, Base: lb.Service, Derive: derive})
-		rs.name, rs.svc = name, d
+		rs.name = name
+		rs.svc = pc.addShared(translate.NamedService{Name: name, Service: derive(lb.Service), Base: lb.Service, Derive: derive})
 	}
 	return pc.withCanaries(rs)
 }
