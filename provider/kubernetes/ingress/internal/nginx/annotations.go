@@ -88,13 +88,25 @@ type Config struct {
 	Backend BackendConfig
 	Access  AccessConfig
 	Canary  CanaryConfig
+	// opts are the options the annotations are read under, for the
+	// parsers that depend on them (nil: the defaults).
+	opts *Options
 }
 
 // ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
-// an Ingress. Every annotation it cannot honour is a Problem; the others
-// are in the Config. Problems come in the order of their keys.
+// an Ingress under the default options, the strictest reading.
 func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
-	c := &Config{}
+	return (*Options)(nil).ParseAnnotations(annotations)
+}
+
+// ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
+// an Ingress under o (nil: the defaults). Every annotation it cannot
+// honour is a Problem; the others are in the Config. Problems come in
+// the order of their keys. Every reader of one Ingress's annotations in
+// a translation must use the same options, or they would disagree on
+// whether it is closed.
+func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
+	c := &Config{opts: o}
 	c.setDefaults()
 	var problems []Problem
 	keys := make([]string, 0, len(annotations))

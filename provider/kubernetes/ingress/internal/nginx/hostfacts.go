@@ -39,7 +39,7 @@ func (t *translation) hostFacts(host string) hostFacts {
 		}
 		cfg, problems := t.cfg, []Problem(nil)
 		if ing != t.ing {
-			cfg, problems = ParseAnnotations(ing.Annotations)
+			cfg, problems = t.opts.ParseAnnotations(ing.Annotations)
 		}
 		if !cfg.Canary.Enabled && cfg.Paths.regexMode(ing, host) {
 			f.regex = true

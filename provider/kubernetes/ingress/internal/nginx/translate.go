@@ -43,7 +43,7 @@ func Hosts(ing *netv1.Ingress) []string {
 func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
 	p.Begin(ing)
 	defer translate.RecoverPart(p)
-	cfg, problems := ParseAnnotations(ing.Annotations)
+	cfg, problems := opts.ParseAnnotations(ing.Annotations)
 	closed := false
 	for _, pr := range problems {
 		closed = closed || pr.Closed
@@ -58,7 +58,7 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		return
 	}
 	if cfg.Canary.Enabled {
-		checkCanary(env, p, ing)
+		checkCanary(env, opts, p, ing)
 		return
 	}
 	// A closed Ingress's paths answer 403 (closed.go), and its default
