@@ -31,6 +31,9 @@ type NGINXProvider struct {
 	IngressClassByName         bool   `description:"Also serve the Ingresses whose spec.ingressClassName is ingressClass whatever its IngressClass names as controller (ingress-nginx's --ingress-class-by-name)." json:"ingressClassByName,omitempty" toml:"ingressClassByName,omitempty" yaml:"ingressClassByName,omitempty" export:"true"`
 	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
+	// It loosens a refusal that closes an Ingress: for an operator who
+	// has looked at what the tenants wrote, never a default.
+	DropSnippets bool `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
 }
 
 // SetDefaults sets the default option values: Provider's, with
@@ -63,6 +66,7 @@ func (p *NGINXProvider) Init() error {
 		Classes: nginx.ClassOptions{ControllerClass: p.ControllerClass, IngressClass: p.IngressClass,
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
+		DropSnippets:        p.DropSnippets,
 	}}
 	return p.Provider.Init()
 }

@@ -28,10 +28,13 @@ type annotation struct {
 // do cannot be built from Traefik's public middlewares (raw nginx
 // configuration, a WAF), so it is reported, and the Ingress is served
 // without it unless access says that serving it without would fail open.
+// A snippet is access unless the options say snippets may be dropped
+// (dropSnippets).
 type refusal struct {
-	name   string
-	access bool
-	why    string
+	name    string
+	access  bool
+	snippet bool
+	why     string
 }
 
 // annotations are every annotation the dialect reads, by family; each
@@ -62,10 +65,20 @@ var refused = func() map[string]refusal {
 }()
 
 // refusals are the annotations that are refused by name.
+//
+// The snippets are raw nginx configuration, and what a tenant writes
+// there is often access control ("deny all;", "allow 10.0.0.0/8;",
+// auth_request, a server-wide "return 403;"): served without it, the
+// backend would be open to whom the snippet kept out. ingress-nginx with
+// snippets disabled does not serve such an Ingress at all; here its paths
+// answer 403, unless the operator has reviewed the snippets and says
+// they may be dropped (dropSnippets). auth-snippet and
+// modsecurity-snippet are part of an access check that cannot be built
+// without them, and close whatever the option says.
 var refusals = []refusal{
-	{name: "configuration-snippet", why: "it is raw nginx configuration"},
-	{name: "server-snippet", why: "it is raw nginx configuration"},
-	{name: "stream-snippet", why: "it is raw nginx configuration"},
+	{name: "configuration-snippet", snippet: true, why: "it is raw nginx configuration"},
+	{name: "server-snippet", snippet: true, why: "it is raw nginx configuration"},
+	{name: "stream-snippet", snippet: true, why: "it is raw nginx configuration"},
 	{name: "auth-snippet", access: true, why: "it is raw nginx configuration"},
 	{name: "modsecurity-snippet", access: true, why: "it is raw nginx configuration"},
 	{name: "enable-modsecurity", access: true, why: "Traefik has no ModSecurity web application firewall among its public middlewares"},
@@ -94,7 +107,8 @@ type Config struct {
 }
 
 // ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
-// an Ingress under the default options, the strictest reading.
+// an Ingress under the default options, the strictest reading: a snippet
+// closes the Ingress.
 func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 	return (*Options)(nil).ParseAnnotations(annotations)
 }
@@ -120,7 +134,7 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 		name := strings.TrimPrefix(key, AnnotationPrefix)
 		value := annotations[key]
 		if r, ok := refused[name]; ok {
-			problems = append(problems, Problem{Annotation: key, Closed: r.access, Err: fmt.Errorf("not supported: %s", r.why)})
+			problems = append(problems, o.refuse(key, value, r))
 			continue
 		}
 		a, ok := known[name]
@@ -139,6 +153,22 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 	}
 	return c, problems
 }
+
+// refuse is the problem of the refused annotation key of value value.
+func (o *Options) refuse(key, value string, r refusal) Problem {
+	err := fmt.Errorf("%q: not supported: %s", excerpt.Text(value), r.why)
+	switch {
+	case r.snippet && o.dropSnippets():
+		err = fmt.Errorf("%w; dropped, as dropSnippets says", err)
+	case r.snippet:
+		err = fmt.Errorf("%w, which may hold access rules (deny, allow, auth_request) that would not apply; dropSnippets serves such Ingresses without their snippets once they are reviewed", err)
+	}
+	return Problem{Annotation: key, Closed: r.access || (r.snippet && !o.dropSnippets()), Err: err}
+}
+
+// dropSnippets says whether o lets a snippet be dropped rather than
+// close its Ingress.
+func (o *Options) dropSnippets() bool { return o != nil && o.DropSnippets }
 
 // consequence says what a problem does to its Ingress: a closed one's
 // paths answer 403 (closed.go), a closed canary is not used, and any

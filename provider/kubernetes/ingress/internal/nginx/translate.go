@@ -18,6 +18,11 @@ type Options struct {
 	// another namespace (namespace/name); ingress-nginx allows it, which
 	// lets any Ingress author read another namespace's credentials.
 	AllowCrossNamespace bool
+	// DropSnippets serves an Ingress with a configuration-, server- or
+	// stream-snippet without it (a problem says so); off, such an
+	// Ingress's paths answer 403, since a snippet may be its access
+	// control.
+	DropSnippets bool
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
