@@ -124,3 +124,33 @@ func TestSnippetOfACanaryFollowsDropSnippets(t *testing.T) {
 	require.Len(t, p.Errs, 1, "only the dropped snippet: the canary finds its main Ingress")
 	assert.Contains(t, p.Errs[0].Error(), "(the Ingress is served without it)")
 }
+
+// A limit that cannot be read closes the Ingress: the backend asked not
+// to take more, so it is not served without the limit. 0 is no limit.
+func TestUnreadableLimitCloses(t *testing.T) {
+	for _, c := range []struct{ name, value string }{
+		{"limit-rps", "many"},
+		{"limit-rps", "-5"},
+		{"limit-rpm", "1e3"},
+		{"limit-connections", "10 per client"},
+		{"limit-burst-multiplier", "0"},
+	} {
+		ing := tenantIngress("web", "web.example.com", "app", map[string]string{AnnotationPrefix + c.name: c.value})
+		p := translateOn(&Options{}, ing)
+		requireClosed(t, p, c.name)
+		assert.Contains(t, p.Errs[0].Error(), `"`+c.value+`": must be a whole number`)
+	}
+	for _, name := range []string{"limit-rps", "limit-rpm", "limit-connections"} {
+		p := translateOn(&Options{}, tenantIngress("web", "web.example.com", "app", map[string]string{AnnotationPrefix + name: "0"}))
+		requireServed(t, p)
+		assert.Empty(t, p.Routers[0].Config.Middlewares, "%s 0 is no limit", name)
+		assert.Empty(t, p.Errs)
+	}
+	// Refused without closing: they would only limit more, or slow answers.
+	for _, name := range []string{"limit-rate", "limit-rate-after", "limit-whitelist"} {
+		p := translateOn(&Options{}, tenantIngress("web", "web.example.com", "app", map[string]string{AnnotationPrefix + name: "10.0.0.0/8"}))
+		requireServed(t, p)
+		require.Len(t, p.Errs, 1)
+		assert.Contains(t, p.Errs[0].Error(), "(the Ingress is served without it)")
+	}
+}
