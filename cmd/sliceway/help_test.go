@@ -56,6 +56,7 @@ func TestRenderHelpListsTheNGINXRefusalOptions(t *testing.T) {
 	help := helpOf(t, renderCommand(io.Discard))
 	for _, want := range []string{
 		`--providers.kubernetesingressnginx.dropsnippets  (Default: "false")`,
+		`--providers.kubernetesingressnginx.allowedauthhosts  (Default: "")`,
 	} {
 		assert.Contains(t, help, want)
 	}

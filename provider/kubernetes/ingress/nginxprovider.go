@@ -3,6 +3,8 @@ package ingress
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
@@ -31,9 +33,10 @@ type NGINXProvider struct {
 	IngressClassByName         bool   `description:"Also serve the Ingresses whose spec.ingressClassName is ingressClass whatever its IngressClass names as controller (ingress-nginx's --ingress-class-by-name)." json:"ingressClassByName,omitempty" toml:"ingressClassByName,omitempty" yaml:"ingressClassByName,omitempty" export:"true"`
 	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
-	// It loosens a refusal that closes an Ingress: for an operator who
-	// has looked at what the tenants wrote, never a default.
-	DropSnippets bool `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
+	// Both loosen a refusal that closes an Ingress; they are for an
+	// operator who has looked at what the tenants wrote, never defaults.
+	DropSnippets     bool     `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
+	AllowedAuthHosts []string `description:"Hosts that auth-url and auth-signin may name although they are loopback, link-local, unspecified, localhost or a numeric spelling of an address (refused otherwise, and the paths answer 403): host names or IP addresses, matched exactly against the URL's host, e.g. 127.0.0.1 for an auth service beside Traefik in its pod." json:"allowedAuthHosts,omitempty" toml:"allowedAuthHosts,omitempty" yaml:"allowedAuthHosts,omitempty" export:"true"`
 }
 
 // SetDefaults sets the default option values: Provider's, with
@@ -54,6 +57,9 @@ func (p *NGINXProvider) Validate() error {
 	if strings.TrimSpace(p.ControllerClass) == "" {
 		return errors.New("controllerClass: must not be empty")
 	}
+	if err := nginx.CheckAuthHosts(p.AllowedAuthHosts); err != nil {
+		return fmt.Errorf("allowedAuthHosts: %w", err)
+	}
 	return nil
 }
 
@@ -67,6 +73,7 @@ func (p *NGINXProvider) Init() error {
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
 		DropSnippets:        p.DropSnippets,
+		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
 	}}
 	return p.Provider.Init()
 }

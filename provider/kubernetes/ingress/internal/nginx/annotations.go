@@ -106,9 +106,18 @@ type Config struct {
 	opts *Options
 }
 
+// closingError is a parse error that closes the Ingress whatever the
+// access flag of its annotation: the value is refused for what it would
+// reach (an auth-signin on loopback), so the Ingress must not be served
+// as if the annotation were absent.
+type closingError struct{ err error }
+
+func (e closingError) Error() string { return e.err.Error() }
+func (e closingError) Unwrap() error { return e.err }
+
 // ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
 // an Ingress under the default options, the strictest reading: a snippet
-// closes the Ingress.
+// closes the Ingress, no auth host is allowed beyond the rules.
 func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 	return (*Options)(nil).ParseAnnotations(annotations)
 }
@@ -143,7 +152,9 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 			continue
 		}
 		if err := a.parse(value, c); err != nil {
-			problems = append(problems, Problem{Annotation: key, Closed: a.access, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
+			var ce closingError
+			closed := a.access || errors.As(err, &ce)
+			problems = append(problems, Problem{Annotation: key, Closed: closed, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
 		}
 	}
 	// What each problem does to the Ingress, once the whole set is read:

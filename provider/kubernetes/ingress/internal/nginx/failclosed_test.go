@@ -154,3 +154,46 @@ func TestUnreadableLimitCloses(t *testing.T) {
 		assert.Contains(t, p.Errs[0].Error(), "(the Ingress is served without it)")
 	}
 }
+
+// An auth-url or auth-signin aimed inward closes the Ingress: no router
+// asks the host, none reaches the backend. allowedAuthHosts serves the
+// hosts it lists, and only those.
+func TestInwardAuthHostCloses(t *testing.T) {
+	allowed := &Options{AllowedAuthHosts: []string{"169.254.169.254", "127.0.0.1", "::1"}}
+	for _, c := range []struct {
+		annotation string
+		anns       map[string]string
+		want       string
+		allowed    bool // served under allowed
+	}{
+		{"auth-url", map[string]string{"auth-url": "http://169.254.169.254/latest/meta-data/", "auth-response-headers": "X-Creds"},
+			`"http://169.254.169.254/latest/meta-data/": host "169.254.169.254" is a cloud metadata address; it is never an auth service`, true},
+		{"auth-url", map[string]string{"auth-url": "http://127.0.0.1:8080/api/config"},
+			`"http://127.0.0.1:8080/api/config": host "127.0.0.1" is loopback; it is never an auth service`, true},
+		// The list names 127.0.0.1, not this spelling of it.
+		{"auth-url", map[string]string{"auth-url": "http://127.1:8080/api/config"}, `host "127.1" is not a dotted-decimal IPv4 address`, false},
+		{"auth-signin", map[string]string{"auth-url": "https://auth.example.com/check", "auth-signin": "http://[::1]:9000/"},
+			`"http://[::1]:9000/": host "::1" is loopback; it is never a sign-in page`, true},
+	} {
+		anns := map[string]string{}
+		for k, v := range c.anns {
+			anns[AnnotationPrefix+k] = v
+		}
+		ing := tenantIngress("web", "web.example.com", "app", anns)
+		p := translateOn(&Options{}, ing)
+		requireClosed(t, p, c.annotation)
+		assert.Contains(t, p.Errs[0].Error(), c.want)
+		for _, m := range p.Middlewares {
+			assert.NotContains(t, *m.Middleware, "forwardAuth", "%s: nothing asks the host", m.Name)
+		}
+
+		p = translateOn(allowed, ing)
+		if !c.allowed {
+			requireClosed(t, p, c.annotation)
+			continue
+		}
+		requireServed(t, p)
+		assert.Empty(t, p.Errs)
+		assert.Equal(t, []string{"nginx_shop-web_forward-auth"}, p.Routers[0].Config.Middlewares)
+	}
+}

@@ -23,6 +23,11 @@ type Options struct {
 	// Ingress's paths answer 403, since a snippet may be its access
 	// control.
 	DropSnippets bool
+	// AllowedAuthHosts are the hosts auth-url and auth-signin may name
+	// although authhost.go refuses them (loopback, link-local,
+	// unspecified, localhost, numeric spellings): matched against the
+	// URL's host as written, whatever its case.
+	AllowedAuthHosts []string
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
