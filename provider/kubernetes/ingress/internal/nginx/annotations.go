@@ -69,7 +69,7 @@ var refused = func() map[string]refusal {
 // The snippets are raw nginx configuration, and what a tenant writes
 // there is often access control ("deny all;", "allow 10.0.0.0/8;",
 // auth_request, a server-wide "return 403;"): served without it, the
-// backend would be open to whom the snippet kept out. ingress-nginx with
+// backend would be open to those the snippet kept out. ingress-nginx with
 // snippets disabled does not serve such an Ingress at all; here its paths
 // answer 403, unless the operator has reviewed the snippets and says
 // they may be dropped (dropSnippets). auth-snippet and
@@ -91,7 +91,9 @@ type Problem struct {
 	Annotation string // the full key
 	Err        error
 	// Closed says that the Ingress's paths answer 403 because of it:
-	// an access annotation that cannot be honoured.
+	// an access annotation that cannot be honoured, a snippet that may
+	// not be dropped, or a value refused for what it would reach
+	// (closingError).
 	Closed bool
 }
 
