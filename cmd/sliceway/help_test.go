@@ -50,6 +50,18 @@ func TestRenderHelpListsOnlyWhatRenderReads(t *testing.T) {
 	assert.Contains(t, help, "Usage: sliceway render [--flag=value ...]")
 }
 
+// The options that loosen the ingress-nginx provider's refusals are
+// where an operator looks for them, off unless set.
+func TestRenderHelpListsTheNGINXRefusalOptions(t *testing.T) {
+	help := helpOf(t, renderCommand(io.Discard))
+	for _, want := range []string{
+		`--providers.kubernetesingressnginx.dropsnippets  (Default: "false")`,
+		`--providers.kubernetesingressnginx.allowedauthhosts  (Default: "")`,
+	} {
+		assert.Contains(t, help, want)
+	}
+}
+
 func TestWatchAndServeHelpsLeaveOutTheOtherCommandsOptions(t *testing.T) {
 	watch := flagNames(helpOf(t, watchCommand(io.Discard)))
 	assert.Contains(t, watch, "output")

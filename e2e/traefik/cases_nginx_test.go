@@ -11,7 +11,10 @@ func init() {
 	slicewayFlags = append(slicewayFlags,
 		"--providers.kubernetesingressnginx=true",
 		"--providers.kubernetesingressnginx.allowfqdnendpoints=true",
-		"--providers.kubernetesingressnginx.allowloopbackendpoints=true")
+		"--providers.kubernetesingressnginx.allowloopbackendpoints=true",
+		// The auth services of the cases run on loopback, as every backend
+		// here does; auth-url refuses loopback unless listed.
+		"--providers.kubernetesingressnginx.allowedauthhosts=127.0.0.1")
 	register(
 		// ingress-nginx's path types (docs: "Ingress Path Matching";
 		// test/e2e/ingress/pathtype_prefix.go, pathtype_exact.go,

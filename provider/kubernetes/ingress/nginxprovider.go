@@ -3,6 +3,8 @@ package ingress
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
@@ -32,6 +34,10 @@ type NGINXProvider struct {
 	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
 	ExclusiveHosts             bool   `description:"Serve a host's rules only from the namespace of its oldest Ingress (its owner); off, other namespaces may add paths of their own to the host, which never change the routers of the owner's paths." json:"exclusiveHosts,omitempty" toml:"exclusiveHosts,omitempty" yaml:"exclusiveHosts,omitempty" export:"true"`
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
+	// Both loosen a refusal that closes an Ingress; they are for an
+	// operator who has looked at what the tenants wrote, never defaults.
+	DropSnippets     bool     `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
+	AllowedAuthHosts []string `description:"Hosts that auth-url and auth-signin may name although they are loopback, link-local, unspecified, localhost or a numeric spelling of an address (refused otherwise, and the paths answer 403): host names or IP addresses, matched exactly against the URL's host, e.g. 127.0.0.1 for an auth service beside Traefik in its pod." json:"allowedAuthHosts,omitempty" toml:"allowedAuthHosts,omitempty" yaml:"allowedAuthHosts,omitempty" export:"true"`
 }
 
 // SetDefaults sets the default option values: Provider's, with
@@ -52,6 +58,9 @@ func (p *NGINXProvider) Validate() error {
 	if strings.TrimSpace(p.ControllerClass) == "" {
 		return errors.New("controllerClass: must not be empty")
 	}
+	if err := nginx.CheckAuthHosts(p.AllowedAuthHosts); err != nil {
+		return fmt.Errorf("allowedAuthHosts: %w", err)
+	}
 	return nil
 }
 
@@ -65,6 +74,8 @@ func (p *NGINXProvider) Init() error {
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
 		ExclusiveHosts:      p.ExclusiveHosts,
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
+		DropSnippets:        p.DropSnippets,
+		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
 	}}
 	return p.Provider.Init()
 }

@@ -28,10 +28,13 @@ type annotation struct {
 // do cannot be built from Traefik's public middlewares (raw nginx
 // configuration, a WAF), so it is reported, and the Ingress is served
 // without it unless access says that serving it without would fail open.
+// A snippet is access unless the options say snippets may be dropped
+// (dropSnippets).
 type refusal struct {
-	name   string
-	access bool
-	why    string
+	name    string
+	access  bool
+	snippet bool
+	why     string
 }
 
 // annotations are every annotation the dialect reads, by family; each
@@ -62,10 +65,20 @@ var refused = func() map[string]refusal {
 }()
 
 // refusals are the annotations that are refused by name.
+//
+// The snippets are raw nginx configuration, and what a tenant writes
+// there is often access control ("deny all;", "allow 10.0.0.0/8;",
+// auth_request, a server-wide "return 403;"): served without it, the
+// backend would be open to those the snippet kept out. ingress-nginx with
+// snippets disabled does not serve such an Ingress at all; here its paths
+// answer 403, unless the operator has reviewed the snippets and says
+// they may be dropped (dropSnippets). auth-snippet and
+// modsecurity-snippet are part of an access check that cannot be built
+// without them, and close whatever the option says.
 var refusals = []refusal{
-	{name: "configuration-snippet", why: "it is raw nginx configuration"},
-	{name: "server-snippet", why: "it is raw nginx configuration"},
-	{name: "stream-snippet", why: "it is raw nginx configuration"},
+	{name: "configuration-snippet", snippet: true, why: "it is raw nginx configuration"},
+	{name: "server-snippet", snippet: true, why: "it is raw nginx configuration"},
+	{name: "stream-snippet", snippet: true, why: "it is raw nginx configuration"},
 	{name: "auth-snippet", access: true, why: "it is raw nginx configuration"},
 	{name: "modsecurity-snippet", access: true, why: "it is raw nginx configuration"},
 	{name: "enable-modsecurity", access: true, why: "Traefik has no ModSecurity web application firewall among its public middlewares"},
@@ -78,7 +91,9 @@ type Problem struct {
 	Annotation string // the full key
 	Err        error
 	// Closed says that the Ingress's paths answer 403 because of it:
-	// an access annotation that cannot be honoured.
+	// an access annotation that cannot be honoured, a snippet that may
+	// not be dropped, or a value refused for what it would reach
+	// (closingError).
 	Closed bool
 }
 
@@ -88,13 +103,35 @@ type Config struct {
 	Backend BackendConfig
 	Access  AccessConfig
 	Canary  CanaryConfig
+	// opts are the options the annotations are read under, for the
+	// parsers that depend on them (nil: the defaults).
+	opts *Options
+}
+
+// closingError is a parse error that closes the Ingress whatever the
+// access flag of its annotation: the value is refused for what it would
+// reach (an auth-signin on loopback), so the Ingress must not be served
+// as if the annotation were absent.
+type closingError struct{ err error }
+
+func (e closingError) Error() string { return e.err.Error() }
+func (e closingError) Unwrap() error { return e.err }
+
+// ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
+// an Ingress under the default options, the strictest reading: a snippet
+// closes the Ingress, no auth host is allowed beyond the rules.
+func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
+	return (*Options)(nil).ParseAnnotations(annotations)
 }
 
 // ParseAnnotations reads the nginx.ingress.kubernetes.io annotations of
-// an Ingress. Every annotation it cannot honour is a Problem; the others
-// are in the Config. Problems come in the order of their keys.
-func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
-	c := &Config{}
+// an Ingress under o (nil: the defaults). Every annotation it cannot
+// honour is a Problem; the others are in the Config. Problems come in
+// the order of their keys. Every reader of one Ingress's annotations in
+// a translation must use the same options, or they would disagree on
+// whether it is closed.
+func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
+	c := &Config{opts: o}
 	c.setDefaults()
 	var problems []Problem
 	keys := make([]string, 0, len(annotations))
@@ -108,7 +145,7 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 		name := strings.TrimPrefix(key, AnnotationPrefix)
 		value := annotations[key]
 		if r, ok := refused[name]; ok {
-			problems = append(problems, Problem{Annotation: key, Closed: r.access, Err: fmt.Errorf("not supported: %s", r.why)})
+			problems = append(problems, o.refuse(key, value, r))
 			continue
 		}
 		a, ok := known[name]
@@ -117,7 +154,9 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 			continue
 		}
 		if err := a.parse(value, c); err != nil {
-			problems = append(problems, Problem{Annotation: key, Closed: a.access, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
+			var ce closingError
+			closed := a.access || errors.As(err, &ce)
+			problems = append(problems, Problem{Annotation: key, Closed: closed, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
 		}
 	}
 	// What each problem does to the Ingress, once the whole set is read:
@@ -127,6 +166,22 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 	}
 	return c, problems
 }
+
+// refuse is the problem of the refused annotation key of value value.
+func (o *Options) refuse(key, value string, r refusal) Problem {
+	err := fmt.Errorf("%q: not supported: %s", excerpt.Text(value), r.why)
+	switch {
+	case r.snippet && o.dropSnippets():
+		err = fmt.Errorf("%w; dropped, as dropSnippets says", err)
+	case r.snippet:
+		err = fmt.Errorf("%w, which may hold access rules (deny, allow, auth_request) that would not apply; dropSnippets serves such Ingresses without their snippets once they are reviewed", err)
+	}
+	return Problem{Annotation: key, Closed: r.access || (r.snippet && !o.dropSnippets()), Err: err}
+}
+
+// dropSnippets says whether o lets a snippet be dropped rather than
+// close its Ingress.
+func (o *Options) dropSnippets() bool { return o != nil && o.DropSnippets }
 
 // consequence says what a problem does to its Ingress: a closed one's
 // paths answer 403 (closed.go), a closed canary is not used, and any

@@ -20,8 +20,8 @@ import (
 // cannot take requests, what the canary's annotations say that cannot
 // apply. It asks for the load balancer of each of its paths, so that a
 // change of those Services reports again.
-func checkCanary(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress) {
-	cfg, _ := ParseAnnotations(ing.Annotations)
+func checkCanary(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
+	cfg, _ := opts.ParseAnnotations(ing.Annotations)
 	checkCanaryAnnotations(p, ing, &cfg.Canary)
 	if ing.Spec.DefaultBackend != nil {
 		// ingress-nginx makes it an alternative of every location of the
@@ -36,7 +36,7 @@ func checkCanary(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingres
 			p.Problem("spec.rules["+strconv.Itoa(i)+"].host", translate.SeverityError, fmt.Errorf("%w (the rule is skipped)", err))
 			continue
 		}
-		host := readCanaryHost(env, ing, rule.Host)
+		host := readCanaryHost(env, opts, ing, rule.Host)
 		for j, path := range rule.HTTP.Paths {
 			checkCanaryPath(env, p, ing, host, rule.Host, translate.NewPathRef(i, j), path)
 		}
@@ -56,7 +56,7 @@ type mainPath struct {
 	backend translate.PortKey
 }
 
-func readCanaryHost(env *translate.IngressEnv, self *netv1.Ingress, host string) canaryHost {
+func readCanaryHost(env *translate.IngressEnv, opts *Options, self *netv1.Ingress, host string) canaryHost {
 	ings := []*netv1.Ingress{self}
 	if env.Hosts != nil {
 		ings = env.Hosts(host)
@@ -66,7 +66,7 @@ func readCanaryHost(env *translate.IngressEnv, self *netv1.Ingress, host string)
 		if ing == nil {
 			continue
 		}
-		cfg, problems := ParseAnnotations(ing.Annotations)
+		cfg, problems := opts.ParseAnnotations(ing.Annotations)
 		if cfg.Canary.Enabled {
 			h.canaries.add(host, ing, cfg, problems, env.PlanOptions.MaxOutput)
 			continue

@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -22,6 +23,9 @@ type forwardAuthConfig struct {
 //   - nginx values may hold nginx variables ($host, $escaped_request_uri);
 //     Traefik has none, so a value with $ is refused (auth-url: the paths
 //     are closed and answer 403);
+//   - a host of auth-url or auth-signin that is loopback, link-local,
+//     unspecified or localhost, in any spelling, is refused and closes the
+//     paths unless allowedAuthHosts names it (authhost.go); nginx asks it;
 //   - the auth service is asked with GET, as nginx's subrequest is, and
 //     told the request in X-Forwarded-Method, -Proto, -Host, -Uri and -For
 //     where nginx sends X-Original-URL, X-Original-Method and X-Sent-From;
@@ -40,7 +44,7 @@ type forwardAuthConfig struct {
 //     is set (authMaxResponseBody): an answer with a longer body is a 401.
 var forwardAuthAnnotations = []annotation{
 	{name: "auth-url", access: true, parse: func(v string, c *Config) (err error) {
-		c.Access.Forward.url, err = parseAuthURL(v)
+		c.Access.Forward.url, err = parseAuthURL(v, c.opts, "it is never an auth service: Traefik would ask it about every request and copy headers of its answers to the backend")
 		return
 	}},
 	{name: "auth-method", access: true, parse: func(v string, c *Config) error {
@@ -59,8 +63,12 @@ var forwardAuthAnnotations = []annotation{
 		c.Access.Forward.responseHeaders = headers
 		return nil
 	}},
+	// Not an access annotation: without it a refused client gets the auth
+	// service's 401 rather than a redirect. A host it may not name closes
+	// the Ingress all the same (closingError): the Ingress's author asked
+	// to send clients' browsers there.
 	{name: "auth-signin", parse: func(v string, c *Config) (err error) {
-		c.Access.Forward.signin, err = parseAuthURL(v)
+		c.Access.Forward.signin, err = parseAuthURL(v, c.opts, "it is never a sign-in page: refused clients would be sent to their own machine or network")
 		return
 	}},
 	{name: "auth-request-redirect", parse: func(v string, c *Config) error {
@@ -97,8 +105,9 @@ func ignoredAuth(why string) func(string, *Config) error {
 var headerName = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
 
 // parseAuthURL reads an absolute http or https URL without nginx
-// variables.
-func parseAuthURL(v string) (string, error) {
+// variables, whose host o allows (authhost.go; role says why such a host
+// cannot be the annotation's, and the refusal closes the Ingress).
+func parseAuthURL(v string, o *Options, role string) (string, error) {
 	v = strings.TrimSpace(v)
 	if strings.Contains(v, "$") {
 		return "", errors.New("must not hold nginx variables ($...): Traefik has none")
@@ -111,6 +120,9 @@ func parseAuthURL(v string) (string, error) {
 	// Traefik would ask it and answer 500 to every request.
 	if h := u.Hostname(); h == "" || strings.Contains(h, "..") || strings.HasPrefix(h, ".") {
 		return "", errors.New("must be an absolute http or https URL with a valid host")
+	}
+	if err := o.checkAuthHost(u.Hostname()); err != nil {
+		return "", closingError{fmt.Errorf("%w; %s; allowedAuthHosts lists hosts allowed anyway", err, role)}
 	}
 	return v, nil
 }

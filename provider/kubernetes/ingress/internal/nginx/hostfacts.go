@@ -127,7 +127,7 @@ func (t *translation) annotationsOf(ing *netv1.Ingress) (*Config, []Problem) {
 	if ing == t.ing {
 		return t.cfg, nil
 	}
-	return ParseAnnotations(ing.Annotations)
+	return t.opts.ParseAnnotations(ing.Annotations)
 }
 
 // isCanary says whether ing is a canary Ingress.

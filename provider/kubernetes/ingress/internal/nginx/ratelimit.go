@@ -30,22 +30,29 @@ const defaultBurstMultiplier = 5
 //   - each limit is per Traefik instance and per Ingress, as nginx's are
 //     per replica and per location zone.
 //
-// They are not access annotations: a limit that cannot be built leaves
-// the path served without it, which exposes nothing it did not before.
+// The four limits are access annotations: one that cannot be read closes
+// the Ingress (its paths answer 403). A limit was asked for because the
+// backend cannot take more; served without it, the backend is open to
+// whoever floods it (a login form to password guessing, a costly query
+// to exhaustion), and a typo must not be how a tenant's protection, or a
+// platform's, goes away unnoticed. The others stay served when refused:
+// limit-allowlist only makes the limits count more clients, and
+// limit-rate and limit-rate-after slow answers on their way to the
+// client, which keeps no request from the backend.
 var rateLimitAnnotations = []annotation{
-	{name: "limit-rps", parse: func(v string, c *Config) (err error) {
+	{name: "limit-rps", access: true, parse: func(v string, c *Config) (err error) {
 		c.Access.Limits.rps, err = parseInt(v, 0, 1<<30)
 		return
 	}},
-	{name: "limit-rpm", parse: func(v string, c *Config) (err error) {
+	{name: "limit-rpm", access: true, parse: func(v string, c *Config) (err error) {
 		c.Access.Limits.rpm, err = parseInt(v, 0, 1<<30)
 		return
 	}},
-	{name: "limit-burst-multiplier", parse: func(v string, c *Config) (err error) {
+	{name: "limit-burst-multiplier", access: true, parse: func(v string, c *Config) (err error) {
 		c.Access.Limits.burstMultiplier, err = parseInt(v, 1, 1<<10)
 		return
 	}},
-	{name: "limit-connections", parse: func(v string, c *Config) (err error) {
+	{name: "limit-connections", access: true, parse: func(v string, c *Config) (err error) {
 		c.Access.Limits.connections, err = parseInt(v, 0, 1<<30)
 		return
 	}},

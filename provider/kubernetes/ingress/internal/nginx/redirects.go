@@ -151,11 +151,7 @@ func (pc *pathContext) redirects() ([]string, bool) {
 // reaches it only through a path that matches "/".
 func (pc *pathContext) hostAppRoot() (root, from string) {
 	for _, ing := range pc.hostIngresses(pc.host) {
-		cfg := pc.cfg
-		if ing != pc.ing {
-			cfg, _ = ParseAnnotations(ing.Annotations)
-		}
-		if cfg.Paths.AppRoot != "" {
+		if cfg, _ := pc.annotationsOf(ing); cfg.Paths.AppRoot != "" {
 			return cfg.Paths.AppRoot, ing.Namespace + "-" + ing.Name
 		}
 	}
@@ -217,7 +213,7 @@ func (pc *pathContext) hostAsksFromToWWW() bool {
 		if ing == pc.ing {
 			return true
 		}
-		if cfg, _ := ParseAnnotations(ing.Annotations); cfg.Paths.FromToWWW {
+		if cfg, _ := pc.annotationsOf(ing); cfg.Paths.FromToWWW {
 			return false
 		}
 	}

@@ -22,6 +22,16 @@ type Options struct {
 	// another namespace (namespace/name); ingress-nginx allows it, which
 	// lets any Ingress author read another namespace's credentials.
 	AllowCrossNamespace bool
+	// DropSnippets serves an Ingress with a configuration-, server- or
+	// stream-snippet without it (a problem says so); off, such an
+	// Ingress's paths answer 403, since a snippet may be its access
+	// control.
+	DropSnippets bool
+	// AllowedAuthHosts are the hosts auth-url and auth-signin may name
+	// although authhost.go refuses them (loopback, link-local,
+	// unspecified, localhost, numeric spellings): matched against the
+	// URL's host as written, whatever its case.
+	AllowedAuthHosts []string
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
@@ -47,7 +57,7 @@ func Hosts(ing *netv1.Ingress) []string {
 func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
 	p.Begin(ing)
 	defer translate.RecoverPart(p)
-	cfg, problems := ParseAnnotations(ing.Annotations)
+	cfg, problems := opts.ParseAnnotations(ing.Annotations)
 	closed := false
 	for _, pr := range problems {
 		closed = closed || pr.Closed
@@ -62,7 +72,7 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		return
 	}
 	if cfg.Canary.Enabled {
-		checkCanary(env, p, ing)
+		checkCanary(env, opts, p, ing)
 		return
 	}
 	// A closed Ingress's paths answer 403 (closed.go), and its default
