@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +90,8 @@ func TestMergeConfigurationsKeepsEveryProvidersValues(t *testing.T) {
 		ServersTransports: map[string]*dynamic.ServersTransport{"nginx_t": {ServerName: "x"}}},
 		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{&same},
 			Options: map[string]*dynamic.TLSOptions{"nginx_o": {ClientAuth: &dynamic.ClientAuth{ClientAuthType: "RequireAndVerifyClientCert"}}}}}
-	got := mergeConfigurations([]*dynamic.Configuration{a, b})
+	got, errs := mergeConfigurations([]*dynamic.Configuration{a, b})
+	require.Empty(t, errs)
 	assert.Same(t, b.TLS.Options["nginx_o"], got.TLS.Options["nginx_o"], "the TLS options a router names are kept")
 	assert.Same(t, rt, got.HTTP.Routers["a"])
 	assert.Same(t, rt, got.HTTP.Routers["nginx_b"])
@@ -121,4 +124,28 @@ func TestBothProvidersNeedLeasesOfTheirOwn(t *testing.T) {
 		res = run(t, nil, append(status, "--providers.kubernetesingressnginx.leaderelection.leasename=sliceway", other)...)
 		assert.Equal(t, 0, res.code, "%s: %s", other, res.stderr)
 	}
+}
+
+// A host whose TLS routers name different options in the two providers'
+// configurations (a Traefik-style Ingress without options on a host whose
+// ingress-nginx routers ask for client certificates) has none of its TLS
+// routers served, and the error names both; plain routers and other
+// hosts stay.
+func TestMergeLeavesOutTLSRoutersOfAHostWithTwoOptions(t *testing.T) {
+	meta := func(ns, name string) *dynamic.RouterObservabilityConfig {
+		return &dynamic.RouterObservabilityConfig{Metadata: &dynamic.ObservabilityMetadata{Ingress: &dynamic.IngressMetadata{Namespace: ns, IngressName: name}}}
+	}
+	traefik := &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{Routers: map[string]*dynamic.Router{
+		"attacker-squat":       {Rule: "Host(`victim.example`) && PathPrefix(`/zz`)", TLS: &dynamic.RouterTLSConfig{}, Observability: meta("attacker", "squat")},
+		"attacker-squat-plain": {Rule: "Host(`victim.example`) && PathPrefix(`/zz`)"},
+		"other":                {Rule: "Host(`other.example`)", TLS: &dynamic.RouterTLSConfig{}},
+	}}}
+	nginx := &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{Routers: map[string]*dynamic.Router{
+		"nginx_victim-app_tls": {Rule: `Host("Victim.example") && PathPrefix("/")`, TLS: &dynamic.RouterTLSConfig{Options: "nginx_victim-example_client-cert"}, Observability: meta("victim", "app")},
+		"nginx_other_tls":      {Rule: `Host("other.example") && PathPrefix("/a")`, TLS: &dynamic.RouterTLSConfig{Options: "default"}},
+	}}}
+	got, errs := mergeConfigurations([]*dynamic.Configuration{traefik, nginx})
+	assert.ElementsMatch(t, []string{"attacker-squat-plain", "other", "nginx_other_tls"}, slices.Collect(maps.Keys(got.HTTP.Routers)))
+	require.Len(t, errs, 1)
+	assert.Equal(t, `host "victim.example": the providers' TLS routers name different TLS options (TLS option default by router attacker-squat (Ingress attacker/squat); TLS option nginx_victim-example_client-cert by router nginx_victim-app_tls (Ingress victim/app)); Traefik would use its default options for the whole host, so neither provider's TLS routers of the host are served`, errs[0].Error())
 }

@@ -80,7 +80,7 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 		names = append(names, providerName(ep))
 		go func() { done <- ep.run.Provide(ctx, in) }()
 	}
-	go mergeMessages(ctx, in, names, msgs)
+	go mergeMessages(ctx, in, names, msgs, logger)
 	if follower != nil {
 		logger.Info().Strs("manifests", cfg.Manifests).Msg("following the manifests: a change is rendered when its file is saved")
 		go follower.Run(ctx)

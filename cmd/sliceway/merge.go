@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"maps"
 	"slices"
+
+	"github.com/rs/zerolog"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 )
@@ -13,8 +16,9 @@ import (
 // With one provider its configurations pass as they are. The providers'
 // names never collide (the ingress-nginx provider's start with nginx_),
 // so merging is a union. It returns when ctx is done.
-func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []string, out chan<- dynamic.Message) {
+func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []string, out chan<- dynamic.Message, logger zerolog.Logger) {
 	last := map[string]*dynamic.Configuration{}
+	var told []string // the merge's errors last logged
 	for {
 		var msg dynamic.Message
 		select {
@@ -38,8 +42,10 @@ func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []s
 		for i, name := range providers {
 			confs[i] = last[name]
 		}
+		merged, errs := mergeConfigurations(confs)
+		told = logMergeErrors(logger, errs, told)
 		select {
-		case out <- dynamic.Message{ProviderName: "sliceway", Configuration: mergeConfigurations(confs)}:
+		case out <- dynamic.Message{ProviderName: "sliceway", Configuration: merged}:
 		case <-ctx.Done():
 			return
 		}
@@ -50,9 +56,11 @@ func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []s
 // routers, services, middlewares, transports, certificates and TLS
 // options are the providers' own values, so that what did not change
 // keeps its pointer (the stream's deltas and the encoders' texts rely on
-// it). A certificate
-// two providers both load is given once.
-func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration {
+// it). A certificate two providers both load is given once. The TLS
+// routers of a host whose routers name different TLS options in
+// different providers are left out (mergetls.go); errs says which.
+func mergeConfigurations(confs []*dynamic.Configuration) (*dynamic.Configuration, []error) {
+	clashes := tlsClashes(confs)
 	h := &dynamic.HTTPConfiguration{
 		Routers:     map[string]*dynamic.Router{},
 		Services:    map[string]*dynamic.Service{},
@@ -65,7 +73,11 @@ func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration 
 			continue
 		}
 		if c.HTTP != nil {
-			union(h.Routers, c.HTTP.Routers)
+			for name, rt := range c.HTTP.Routers {
+				if !onClashingHost(rt, clashes) {
+					h.Routers[name] = rt
+				}
+			}
 			union(h.Services, c.HTTP.Services)
 			union(h.Middlewares, c.HTTP.Middlewares)
 			if len(c.HTTP.ServersTransports) > 0 {
@@ -96,11 +108,30 @@ func mergeConfigurations(confs []*dynamic.Configuration) *dynamic.Configuration 
 	if len(certs) > 0 || options != nil {
 		out.TLS = &dynamic.TLSConfiguration{Certificates: certs, Options: options}
 	}
-	return out
+	var errs []error
+	for _, host := range slices.Sorted(maps.Keys(clashes)) {
+		errs = append(errs, clashes[host])
+	}
+	return out, errs
 }
 
 func union[T any](dst, src map[string]*T) {
 	for k, v := range src {
 		dst[k] = v
 	}
+}
+
+// logMergeErrors logs errs unless they are those told already; it
+// returns their texts.
+func logMergeErrors(logger zerolog.Logger, errs []error, told []string) []string {
+	texts := make([]string, len(errs))
+	for i, e := range errs {
+		texts[i] = e.Error()
+	}
+	if !slices.Equal(texts, told) {
+		for _, e := range errs {
+			logger.Error().Err(e).Msg("TLS routers left out")
+		}
+	}
+	return texts
 }

@@ -76,7 +76,9 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	}
 	conf := confs[0]
 	if len(confs) > 1 {
-		conf = mergeConfigurations(confs)
+		var errs []error
+		conf, errs = mergeConfigurations(confs)
+		logMergeErrors(logger, errs, nil)
 	}
 	if err := writeConfiguration(out, conf, cfg.Format); err != nil {
 		return err

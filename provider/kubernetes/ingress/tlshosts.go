@@ -2,7 +2,6 @@ package ingress
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
@@ -50,7 +49,7 @@ func (a *assembly) checkTLSHosts(served []*ingressPart) {
 			if !ok {
 				continue
 			}
-			hosts := ruleHosts(pr.Config.Rule)
+			hosts := pr.Config.TLSHosts()
 			var clash *hostTLS
 			for _, h := range hosts {
 				if t := a.tlsHosts[h]; t != nil && t.option != option {
@@ -103,7 +102,7 @@ func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
 			if _, ok := tlsOption(&p.Routers[i]); !ok {
 				continue
 			}
-			for _, h := range ruleHosts(p.Routers[i].Config.Rule) {
+			for _, h := range p.Routers[i].Config.TLSHosts() {
 				t := a.tlsHosts[h]
 				if t == nil || t.conflicted {
 					return false
@@ -121,7 +120,7 @@ func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
 			if !ok {
 				continue
 			}
-			for _, h := range ruleHosts(pr.Config.Rule) {
+			for _, h := range pr.Config.TLSHosts() {
 				t := a.tlsHosts[h]
 				switch {
 				case t == nil:
@@ -135,74 +134,4 @@ func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
 		}
 	}
 	return true
-}
-
-// ruleHosts are the host names of the Host matchers of a rule, in lower
-// case, as Traefik reads them to choose a connection's TLS options
-// (HostRegexp and HostSNI choose none). The rule is one the dialects
-// wrote: its strings are quoted with backquotes or double quotes.
-func ruleHosts(rule string) []string {
-	var hosts []string
-	for i := 0; i < len(rule); {
-		c := rule[i]
-		switch {
-		case c == '`' || c == '"':
-			_, next := ruleString(rule, i)
-			i = next
-		case isRuleIdent(c):
-			j := i
-			for j < len(rule) && isRuleIdent(rule[j]) {
-				j++
-			}
-			word := rule[i:j]
-			i = j
-			if word != "Host" {
-				continue
-			}
-			for i < len(rule) && rule[i] == ' ' {
-				i++
-			}
-			if i >= len(rule) || rule[i] != '(' {
-				continue
-			}
-			i++
-			for i < len(rule) {
-				for i < len(rule) && (rule[i] == ' ' || rule[i] == ',') {
-					i++
-				}
-				if i >= len(rule) || (rule[i] != '`' && rule[i] != '"') {
-					break
-				}
-				var s string
-				s, i = ruleString(rule, i)
-				hosts = append(hosts, strings.ToLower(s))
-			}
-		default:
-			i++
-		}
-	}
-	return hosts
-}
-
-// ruleString reads the string literal at rule[i] (its quote): its text
-// and where the rule goes on after it.
-func ruleString(rule string, i int) (string, int) {
-	quote := rule[i]
-	var b strings.Builder
-	for j := i + 1; j < len(rule); j++ {
-		switch c := rule[j]; {
-		case c == quote:
-			return b.String(), j + 1
-		case c == '\\' && quote == '"' && j+1 < len(rule):
-			j++
-			b.WriteByte(rule[j])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), len(rule)
-}
-
-func isRuleIdent(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

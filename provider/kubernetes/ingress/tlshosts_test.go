@@ -10,24 +10,6 @@ import (
 	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
-// The hosts Traefik chooses TLS options by are those of Host matchers,
-// whatever the quotes, in lower case; HostRegexp, HostSNI and strings
-// that only look like a matcher choose none.
-func TestRuleHosts(t *testing.T) {
-	for rule, want := range map[string][]string{
-		"Host(`a.example`) && PathPrefix(`/`)":                  {"a.example"},
-		`Host("A.Example") && Path("/Host(\"x\")")`:             {"a.example"},
-		"(Host(`a.example`) || Host(`b.example`)) && Path(`/`)": {"a.example", "b.example"},
-		"HostRegexp(`^a\\.example$`) && PathPrefix(`/`)":        nil,
-		"HostSNI(`a.example`)":                                  nil,
-		"PathPrefix(`/Host(`) && !Host(`c.example`)":            {"c.example"},
-		"Host(`a.example`, `b.example`)":                        {"a.example", "b.example"},
-		"MyHost(`a.example`)":                                   nil,
-	} {
-		require.Equal(t, want, ruleHosts(rule), rule)
-	}
-}
-
 // Two Traefik-style Ingresses of one host that name different TLS
 // options: the older one's routers decide, the younger one's TLS router
 // is left out with an error that names both.
