@@ -29,6 +29,7 @@ import (
 //	{{ .Host }}, {{ .Namespace }}, {{ .Name }}
 //	{{ service "web" "app-a" "app-b" }}  Service web (port 80, named http) and one FQDN
 //	                                     EndpointSlice of 127.0.0.1 per echo backend named
+//	{{ serviceIn "ns" "web" "app-a" }}  the same in another namespace than the case's
 //	{{ httpsService "secure" "tls-a" }}  the same on port 443, named https, to HTTPS echo backends
 //	{{ tlsSecret "cert" }}               a kubernetes.io/tls Secret for the case's host
 //	{{ tlsSecret "cert" "a.x" "b.x" }}   ... for those names
@@ -82,6 +83,9 @@ func (m *manifests) render(c *Case, text string) ([]byte, error) {
 	tmpl, err := template.New(c.Name).Option("missingkey=error").Funcs(template.FuncMap{
 		"service": func(name string, backends ...string) (string, error) {
 			return m.service(data.Namespace, name, false, backends)
+		},
+		"serviceIn": func(ns, name string, backends ...string) (string, error) {
+			return m.service(ns, name, false, backends)
 		},
 		"httpsService": func(name string, backends ...string) (string, error) {
 			return m.service(data.Namespace, name, true, backends)
