@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,80 @@ func TestNGINXNamesRefused(t *testing.T) {
 			assert.Equal(t, testobjects.Annotation(test.annotation), ae.Annotation, "the annotation as written")
 			assert.ErrorIs(t, err, ErrIngressNGINXObject)
 			assert.Contains(t, err.Error(), test.wantErr)
+		})
+	}
+}
+
+func TestCrossProviderNamespacesAllows(t *testing.T) {
+	tests := []struct {
+		desc    string
+		names   []string
+		allowed []string
+		denied  []string
+	}{
+		{desc: "unset allows every namespace", names: nil, allowed: []string{"a", "tenant", ""}},
+		{desc: "empty allows none", names: []string{}, denied: []string{"a", "tenant", ""}},
+		{desc: "a list allows its namespaces only", names: []string{"platform", "ops", "ops"},
+			allowed: []string{"platform", "ops"}, denied: []string{"plat", "platform2", "op", "tenant", "", "platform\x00ops"}},
+	}
+	for _, test := range tests {
+		t.Run(test.desc, func(t *testing.T) {
+			c := NewCrossProviderNamespaces(test.names)
+			for _, ns := range test.allowed {
+				assert.True(t, c.Allows(ns), "%q is allowed", ns)
+			}
+			for _, ns := range test.denied {
+				assert.False(t, c.Allows(ns), "%q is denied", ns)
+			}
+		})
+	}
+	assert.Equal(t, NewCrossProviderNamespaces([]string{"b", "a"}), NewCrossProviderNamespaces([]string{"a", "b", "a"}),
+		"the same namespaces make equal options, so plans made with one are taken with the other")
+	assert.NotEqual(t, NewCrossProviderNamespaces(nil), NewCrossProviderNamespaces([]string{}), "unset and empty differ")
+}
+
+// crossProviderNamespaces refuses, outside its namespaces, an Ingress
+// whose router annotations name another provider's middleware or TLS
+// option: it gets no router, and its error names the annotation, the
+// object and the namespace.
+func TestPlanCrossProviderNamespaces(t *testing.T) {
+	tests := []struct {
+		desc        string
+		namespace   string
+		annotations map[string]string
+		wantField   string // "": planned
+		wantErr     string
+	}{
+		{desc: "middleware outside the list", namespace: "tenant", annotations: oneAnn("router.middlewares", "auth@file"),
+			wantField: "metadata.annotations[traefik.ingress.kubernetes.io/router.middlewares]",
+			wantErr:   `middleware "auth@file": namespace "tenant" is not in crossProviderNamespaces, so its objects may not name another provider's objects (the Ingress is skipped)`},
+		{desc: "TLS option outside the list", namespace: "tenant",
+			annotations: map[string]string{testobjects.Annotation("router.tls"): "true", testobjects.Annotation("router.tls.options"): "modern@file"},
+			wantField:   "metadata.annotations[traefik.ingress.kubernetes.io/router.tls.options]",
+			wantErr:     `TLS option "modern@file": namespace "tenant" is not in crossProviderNamespaces`},
+		{desc: "middleware in the list", namespace: "platform", annotations: oneAnn("router.middlewares", "auth@file")},
+		{desc: "TLS without options outside the list", namespace: "tenant", annotations: oneAnn("router.tls", "true")},
+		{desc: "entry points outside the list", namespace: "tenant", annotations: oneAnn("router.entrypoints", "websecure")},
+	}
+	opts := PlanOptions{MaxOutput: DefaultMaxIngressOutput, CrossProvider: NewCrossProviderNamespaces([]string{"platform"})}
+	for _, test := range tests {
+		t.Run(test.desc, func(t *testing.T) {
+			ing := testobjects.NewIngress(test.namespace, "web", testobjects.WithPath("web.example", "/", "web", 80, ""))
+			ing.Annotations = test.annotations
+			pl := PlanIngress(ing, opts, nil)
+			if test.wantField == "" {
+				assert.Empty(t, pl.errs)
+				assert.Equal(t, 1, pl.Paths())
+				return
+			}
+			assert.Zero(t, pl.Paths(), "no router")
+			require.Len(t, pl.errs, 1)
+			e := pl.errs[0]
+			assert.Equal(t, "Ingress", e.Kind)
+			assert.Equal(t, test.namespace+"/web", e.Namespace+"/"+e.Name)
+			assert.Equal(t, test.wantField, e.Field)
+			assert.True(t, errors.Is(e, ErrCrossProviderNamespace))
+			assert.Contains(t, e.Err.Error(), test.wantErr)
 		})
 	}
 }
