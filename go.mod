@@ -3,6 +3,7 @@ module github.com/sliceway/sliceway
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.4.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/btree v1.1.3
 	github.com/prometheus/client_golang v1.25.0
@@ -19,7 +20,6 @@ require (
 )
 
 require (
-	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.2.1 // indirect
 	github.com/Masterminds/sprig/v3 v3.2.3 // indirect

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -148,4 +149,150 @@ func TestMergeLeavesOutTLSRoutersOfAHostWithTwoOptions(t *testing.T) {
 	assert.ElementsMatch(t, []string{"attacker-squat-plain", "other", "nginx_other_tls"}, slices.Collect(maps.Keys(got.HTTP.Routers)))
 	require.Len(t, errs, 1)
 	assert.Equal(t, `host "victim.example": the providers' TLS routers name different TLS options (TLS option default by router attacker-squat (Ingress attacker/squat); TLS option nginx_victim-example_client-cert by router nginx_victim-app_tls (Ingress victim/app)); Traefik would use its default options for the whole host, so neither provider's TLS routers of the host are served`, errs[0].Error())
+}
+
+// Both providers in one render: a Traefik-style Ingress or Service of
+// another namespace cannot use the ingress-nginx provider's objects,
+// which hold the shop namespace's proxy-ssl-secret client certificate.
+// The nginx Ingress keeps its transport; the tenant's routers that named
+// one of them are not served, and the errors say why; its other
+// Ingress is served.
+func TestBothProvidersKeepNGINXObjectsToThemselves(t *testing.T) {
+	nginxCase, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "nginx", "backend-tls", "manifests.yaml"))
+	require.NoError(t, err)
+	const tenant = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: steal-transport
+  namespace: tenant
+spec:
+  ingressClassName: traefik
+  rules:
+    - host: steal.example
+      http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: attacker, port: {number: 443}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: steal-middleware
+  namespace: tenant
+  annotations:
+    traefik.ingress.kubernetes.io/router.middlewares: nginx_shop-mtls-mtls-example-com_svc@kubernetesingressnginx
+spec:
+  ingressClassName: traefik
+  rules:
+    - host: mw.example
+      http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: steal-tls
+  namespace: tenant
+  annotations:
+    traefik.ingress.kubernetes.io/router.tls.options: nginx_mtls-example-com_client-cert
+spec:
+  ingressClassName: traefik
+  rules:
+    - host: tls.example
+      http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: own
+  namespace: tenant
+spec:
+  ingressClassName: traefik
+  rules:
+    - host: own.example
+      http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: attacker
+  namespace: tenant
+  annotations:
+    traefik.ingress.kubernetes.io/service.serverstransport: nginx_shop-mtls_transport
+spec:
+  ports: [{name: https, port: 443, targetPort: 8443}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: attacker-1
+  namespace: tenant
+  labels: {kubernetes.io/service-name: attacker}
+addressType: IPv4
+ports: [{name: https, port: 8443}]
+endpoints:
+  - addresses: [10.9.9.9]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: tenant}
+spec:
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  namespace: tenant
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+ports: [{port: 8080}]
+endpoints:
+  - addresses: [10.0.0.7]
+`
+	dir := t.TempDir()
+	writeFile(t, dir, "nginx.yaml", string(nginxCase))
+	writeFile(t, dir, "tenant.yaml", followClass+"---\n"+tenant)
+	res := run(t, nil, "render", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
+	require.Equal(t, 0, res.code, res.stderr)
+	var conf dynamic.Configuration
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf), res.stdout)
+	require.NotNil(t, conf.HTTP)
+
+	require.Contains(t, conf.HTTP.ServersTransports, "nginx_shop-mtls_transport", "the nginx Ingress keeps its transport")
+	assert.Contains(t, conf.HTTP.Routers, "tenant-own-own-example", "the tenant's Ingress that names nothing is served")
+	for name, rt := range conf.HTTP.Routers {
+		if strings.HasPrefix(name, "nginx_") {
+			continue
+		}
+		assert.True(t, strings.HasPrefix(name, "tenant-own-"), "router %s of the tenant is not served", name)
+		for _, m := range rt.Middlewares {
+			assert.False(t, strings.HasPrefix(m, "nginx_"), "router %s names %s", name, m)
+		}
+		if rt.TLS != nil {
+			assert.False(t, strings.HasPrefix(rt.TLS.Options, "nginx_"), "router %s names %s", name, rt.TLS.Options)
+		}
+	}
+	for name, svc := range conf.HTTP.Services {
+		if lb := svc.LoadBalancer; lb != nil && !strings.HasPrefix(name, "nginx_") {
+			assert.Empty(t, lb.ServersTransport, "service %s", name)
+			for _, s := range lb.Servers {
+				assert.NotContains(t, s.URL, "10.9.9.9", "the attacker's server is not reached over the shop's transport")
+			}
+		}
+	}
+	for _, want := range []string{
+		`servers transport "nginx_shop-mtls_transport" names an object of the ingress-nginx provider`,
+		`field=metadata.annotations[traefik.ingress.kubernetes.io/service.serverstransport] namespace=tenant service=attacker`,
+		`middleware "nginx_shop-mtls-mtls-example-com_svc@kubernetesingressnginx" names an object of the ingress-nginx provider`,
+		`field=metadata.annotations[traefik.ingress.kubernetes.io/router.middlewares] ingress=steal-middleware namespace=tenant`,
+		`TLS option "nginx_mtls-example-com_client-cert" names an object of the ingress-nginx provider`,
+		`field=metadata.annotations[traefik.ingress.kubernetes.io/router.tls.options] ingress=steal-tls namespace=tenant`,
+	} {
+		assert.Contains(t, res.stderr, want)
+	}
 }

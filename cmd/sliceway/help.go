@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,13 @@ var (
 	}
 	notReadByWatch = []string{"format", "serve"}
 	notReadByServe = []string{"format", "output", "outputmode"}
+
+	// notReadByAny are options no command reads: the ingress-nginx
+	// provider takes the Traefik-style one's options, but its annotations
+	// name no other provider's objects, so crossProviderNamespaces has
+	// nothing to restrict there; listing it would suggest it guards that
+	// provider.
+	notReadByAny = []string{"providers.kubernetesingressnginx.crossprovidernamespaces"}
 )
 
 // sectionSwitches are flags paerser derives from a section pointer tagged
@@ -113,7 +121,7 @@ func listed(name string, notRead []string) bool {
 			return false
 		}
 	}
-	for _, n := range notRead {
+	for _, n := range slices.Concat(notRead, notReadByAny) {
 		if name == n || strings.HasPrefix(name, n+".") {
 			return false
 		}

@@ -126,9 +126,13 @@ func TestEveryOptionIsInSomeCommandsHelp(t *testing.T) {
 		if f.Name == "providers.kubernetesingress" {
 			continue
 		}
+		if !listed(f.Name, nil) {
+			assert.False(t, listedSomewhere[f.Name], "--%s is read by no command", f.Name)
+			continue
+		}
 		assert.True(t, listedSomewhere[f.Name], "--%s is in no command's help", f.Name)
 	}
-	for _, list := range [][]string{notReadByRender, notReadByWatch, notReadByServe, sectionSwitches} {
+	for _, list := range [][]string{notReadByRender, notReadByWatch, notReadByServe, sectionSwitches, notReadByAny} {
 		for _, n := range list {
 			found := false
 			for _, f := range all {
@@ -136,6 +140,20 @@ func TestEveryOptionIsInSomeCommandsHelp(t *testing.T) {
 			}
 			assert.True(t, found, "%q names no option", n)
 		}
+	}
+}
+
+// crossProviderNamespaces is in every command's help for the
+// Traefik-style provider, saying what an empty value means; the
+// ingress-nginx provider's copy of it, which nothing reads, in none.
+func TestHelpListsCrossProviderNamespaces(t *testing.T) {
+	for _, cmd := range []*cli.Command{renderCommand(io.Discard), watchCommand(io.Discard), serveCommand()} {
+		help := helpOf(t, cmd)
+		names := flagNames(help)
+		assert.Contains(t, names, "providers.kubernetesingress.crossprovidernamespaces", cmd.Name)
+		assert.NotContains(t, names, "providers.kubernetesingressnginx.crossprovidernamespaces", cmd.Name)
+		assert.Contains(t, strings.Join(strings.Fields(help), " "),
+			"Not given: every namespace may; given empty (this flag with an empty value, [] in a file): none may.", cmd.Name)
 	}
 }
 

@@ -54,14 +54,25 @@ func (l *sourceLoader) Load(args []string, cmd *cli.Command) (bool, error) {
 			file.GetFilename(), strings.Join(configSearchPaths, ", "), strings.Join(others, " "), file.GetFilename())
 	case found:
 		*l.src = configSource{kind: "file", file: file.GetFilename(), ignoredArgs: others, ignoredEnv: env}
+		if cfg, ok := cmd.Configuration.(*static.Configuration); ok {
+			if err := setEmptyFromFile(cfg, file.GetFilename()); err != nil {
+				return false, err
+			}
+		}
 		return true, nil
 	}
 	if done, err := (&cli.FlagLoader{}).Load(args, cmd); err != nil || done {
 		*l.src = configSource{kind: "flags", ignoredEnv: env}
+		if cfg, ok := cmd.Configuration.(*static.Configuration); ok && err == nil {
+			setEmptyFromFlags(cfg, args)
+		}
 		return done, err
 	}
 	if done, err := (&cli.EnvLoader{Prefix: envPrefix}).Load(args, cmd); err != nil || done {
 		*l.src = configSource{kind: "environment"}
+		if cfg, ok := cmd.Configuration.(*static.Configuration); ok && err == nil {
+			setEmptyFromEnv(cfg, os.Environ())
+		}
 		return done, err
 	}
 	*l.src = configSource{kind: "defaults"}

@@ -48,6 +48,8 @@ type Provider struct {
 	IPFamily               string    `description:"Address family of the servers: primary (the Service's first ipFamilies entry), ipv4, ipv6 or all." json:"ipFamily,omitempty" toml:"ipFamily,omitempty" yaml:"ipFamily,omitempty" export:"true"`
 	Topology               *Topology `description:"Where this proxy runs, for topology-aware routing by the EndpointSlices' hints." json:"topology,omitempty" toml:"topology,omitempty" yaml:"topology,omitempty" export:"true"`
 
+	CrossProviderNamespaces []string `description:"Namespaces whose Ingresses and Services may use the router.middlewares, router.tls.options and service.serversTransport annotations, which name other providers' objects. Not given: every namespace may; given empty (this flag with an empty value, [] in a file): none may. Names of the ingress-nginx provider's objects (nginx_...) are refused whatever this says." json:"crossProviderNamespaces,omitempty" toml:"crossProviderNamespaces,omitempty" yaml:"crossProviderNamespaces,omitempty" export:"true"`
+
 	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON, estimated before they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
 
 	// Set by the embedding program, never loaded from a configuration.
@@ -155,6 +157,13 @@ func (p *Provider) Validate() error {
 	for _, m := range p.EndpointSliceManagers {
 		if strings.TrimSpace(m) == "" {
 			return errors.New("endpointSliceManagers: empty entry")
+		}
+	}
+	for _, ns := range p.CrossProviderNamespaces {
+		// An empty entry would name no namespace, and one list of "" would
+		// read as "none" where its writer may have meant something else.
+		if strings.TrimSpace(ns) == "" {
+			return errors.New("crossProviderNamespaces: empty entry (an empty list, [], allows no namespace)")
 		}
 	}
 	if p.ThrottleDuration < 0 {

@@ -13,13 +13,15 @@ import (
 
 // newPlanOptions are the options a plan of an Ingress depends on.
 func newPlanOptions(p *Provider) translate.PlanOptions {
-	return translate.PlanOptions{StrictPrefix: p.StrictPrefixMatching, SpecPriorities: p.specPriorities(), MaxOutput: p.maxIngressOutput()}
+	return translate.PlanOptions{StrictPrefix: p.StrictPrefixMatching, SpecPriorities: p.specPriorities(), MaxOutput: p.maxIngressOutput(),
+		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces)}
 }
 
 // newLBOptions are the options a Service port's load balancer depends on,
 // besides where this proxy runs.
 func newLBOptions(p *Provider) *translate.LBOptions {
-	return &translate.LBOptions{Selection: newSelection(p), AllowExternalName: p.AllowExternalNameServices, BareServices: p.IsNGINX()}
+	return &translate.LBOptions{Selection: newSelection(p), AllowExternalName: p.AllowExternalNameServices, BareServices: p.IsNGINX(),
+		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces)}
 }
 
 // newSelection is how endpoints are chosen, by the options.

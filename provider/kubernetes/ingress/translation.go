@@ -55,6 +55,18 @@ const (
 // AnnotationPrefix starts every annotation the provider reads.
 const AnnotationPrefix = translate.AnnotationPrefix
 
+// The errors an ObjectError wraps (errors.Is) when a router.middlewares,
+// router.tls.options or service.serversTransport annotation names what it
+// may not.
+var (
+	// ErrIngressNGINXObject: an object of the ingress-nginx provider
+	// (nginx_...), never named from the Traefik-style annotations.
+	ErrIngressNGINXObject = translate.ErrIngressNGINXObject
+	// ErrCrossProviderNamespace: another provider's object, named from a
+	// namespace crossProviderNamespaces leaves out.
+	ErrCrossProviderNamespace = translate.ErrCrossProviderNamespace
+)
+
 // DefaultMaxIngressOutput is the default of the maxIngressOutput option,
 // 8 MiB: some eighteen times what an Ingress of 1,000 paths with a few
 // middlewares, entry points and TLS adds (about 470 KB).

@@ -5,11 +5,14 @@ import (
 )
 
 // NamePrefix starts every name this dialect gives a router, service,
-// middleware or servers transport. The Traefik-style dialect's names are
-// runs of letters and digits joined by dashes (translate.Normalize), so
-// the underscore keeps the two providers' names apart when one Traefik
-// reads both.
-const NamePrefix = "nginx_"
+// middleware, servers transport or TLS option. The Traefik-style
+// dialect's names are runs of letters and digits joined by dashes
+// (translate.Normalize), so the underscore keeps the two providers' names
+// apart when one Traefik reads both; and that dialect's annotations refuse
+// to name anything with this prefix (translate.NGINXNamePrefix, the same
+// constant), so that no Traefik-style Ingress can use another namespace's
+// nginx middleware, TLS option or transport.
+const NamePrefix = translate.NGINXNamePrefix
 
 // Names of the default backend (spec.defaultBackend of the oldest
 // Ingress that has a usable one).

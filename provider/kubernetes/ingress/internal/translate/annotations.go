@@ -319,6 +319,9 @@ func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, 
 			}
 		}
 	}
+	if err := checkRouterReferences(r, annotations); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -354,6 +357,9 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 				Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(c.SameSite), strings.Join(sameSites, ", ")),
 			}
 		}
+	}
+	if err := checkServiceReferences(s, annotations); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -24,6 +24,9 @@
 //	location.go              where this proxy runs
 //	annotations.go           the router.* and service.* annotations, decoded
 //	                         once per set (annotationMemo)
+//	references.go            what those annotations may name: never an
+//	                         ingress-nginx object (nginx_...), and another
+//	                         provider's only from crossProviderNamespaces
 //	rules.go, output.go      router rules and names; what an Ingress's routers
 //	                         would add to the configuration, before they are
 //	                         built

@@ -55,6 +55,7 @@ func FuzzAnnotations(f *testing.F) {
 		{"router.middlewares", "a\"b`c\nd\x00", "router.entrypoints", "\xff,,", "router.tls.options", "\"`"},
 		{"service.sticky.cookie.samesite", "LAX", "service.sticky.cookie.maxage", "-1", "service.nativelb", "1"},
 		{"router.entrypoints.0", "x", "router.tls.domains.0.main.x", "y", "router.tls.certresolver", ""},
+		{"router.middlewares", "a@file, NGINX_b@http", "router.tls.options", "nginx_", "service.serverstransport", " nginx_t@x@y"},
 	} {
 		addAnnotationSeed(f, seed)
 	}

@@ -58,11 +58,15 @@ type LBOptions struct {
 	// that a load balancer rebuilt in place never changes what the
 	// dialect derived from it.
 	BareServices bool
+	// CrossProvider is crossProviderNamespaces: which namespaces' Services
+	// may name another provider's servers transport.
+	CrossProvider CrossProviderNamespaces
 }
 
 // Same says whether o and other build the same load balancers.
 func (o *LBOptions) Same(other *LBOptions) bool {
-	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName && o.BareServices == other.BareServices
+	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName && o.BareServices == other.BareServices &&
+		o.CrossProvider == other.CrossProvider
 }
 
 // LBEnv is what building a load balancer reads besides the Service's
@@ -121,6 +125,12 @@ func (b *LBEnv) BuildPort(objs *ServiceObjects, i int) (LoadBalancer, bool) {
 		annotations = nil
 	}
 	sa, err := b.Memos.serviceSets.parse(annotations, parseServiceAnnotations)
+	if err == nil {
+		// Checked here, not in the memo: it depends on the namespace.
+		if ae := crossProviderTransport(svc.Namespace, sa, annotations, b.Options.CrossProvider); ae != nil {
+			err = ae
+		}
+	}
 	if err != nil {
 		lb := LoadBalancer{Err: fmt.Errorf("service %s/%s has an invalid annotation: %w", svc.Namespace, svc.Name, err)}
 		var ae *annotationError

@@ -45,9 +45,10 @@ type plannedDefault struct {
 
 // PlanOptions are the options a plan depends on.
 type PlanOptions struct {
-	StrictPrefix   bool  // strictPrefixMatching
-	SpecPriorities bool  // routerPriority spec
-	MaxOutput      int64 // maxIngressOutput, its default for 0
+	StrictPrefix   bool                    // strictPrefixMatching
+	SpecPriorities bool                    // routerPriority spec
+	MaxOutput      int64                   // maxIngressOutput, its default for 0
+	CrossProvider  CrossProviderNamespaces // crossProviderNamespaces
 }
 
 // plannedPath is one Ingress backend with a Service: a path of a rule, or
@@ -99,6 +100,10 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 			err = ae.Err
 		}
 		pl.skip(field, fmt.Errorf("%w (the Ingress is skipped)", err))
+		return pl
+	}
+	if field, err := crossProviderRouter(ing.Namespace, ra, ing.Annotations, opts.CrossProvider); err != nil {
+		pl.skip(field, err)
 		return pl
 	}
 	if field, err := checkOutput(ing, ra, opts); err != nil {
