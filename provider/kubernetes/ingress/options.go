@@ -50,7 +50,7 @@ type Provider struct {
 
 	CrossProviderNamespaces []string `description:"Namespaces whose Ingresses and Services may use the router.middlewares, router.tls.options and service.serversTransport annotations, which name other providers' objects. Not given: every namespace may; given empty (this flag with an empty value, [] in a file): none may. Names of the ingress-nginx provider's objects (nginx_...) are refused whatever this says." json:"crossProviderNamespaces,omitempty" toml:"crossProviderNamespaces,omitempty" yaml:"crossProviderNamespaces,omitempty" export:"true"`
 
-	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON, estimated before they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
+	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON: estimated before they are built and, with ingress-nginx annotations, counted as they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
 
 	// Set by the embedding program, never loaded from a configuration.
 	clientset kubernetes.Interface
