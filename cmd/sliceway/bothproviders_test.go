@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,7 +92,7 @@ func TestMergeConfigurationsKeepsEveryProvidersValues(t *testing.T) {
 		ServersTransports: map[string]*dynamic.ServersTransport{"nginx_t": {ServerName: "x"}}},
 		TLS: &dynamic.TLSConfiguration{Certificates: []*dynamic.CertAndStores{&same},
 			Options: map[string]*dynamic.TLSOptions{"nginx_o": {ClientAuth: &dynamic.ClientAuth{ClientAuthType: "RequireAndVerifyClientCert"}}}}}
-	got, errs := mergeConfigurations([]*dynamic.Configuration{a, b})
+	got, errs := mergeConfigurations([]dynamic.Message{{Configuration: a}, {Configuration: b}})
 	require.Empty(t, errs)
 	assert.Same(t, b.TLS.Options["nginx_o"], got.TLS.Options["nginx_o"], "the TLS options a router names are kept")
 	assert.Same(t, rt, got.HTTP.Routers["a"])
@@ -129,9 +130,11 @@ func TestBothProvidersNeedLeasesOfTheirOwn(t *testing.T) {
 
 // A host whose TLS routers name different options in the two providers'
 // configurations (a Traefik-style Ingress without options on a host whose
-// ingress-nginx routers ask for client certificates) has none of its TLS
-// routers served, and the error names both; plain routers and other
-// hosts stay.
+// ingress-nginx routers ask for client certificates): the provider whose
+// Ingress is the host's older owner keeps its TLS routers, the other's
+// are left out, and the error names both; when a provider does not say
+// who owns its hosts, none of the host's TLS routers is served. Plain
+// routers and other hosts stay.
 func TestMergeLeavesOutTLSRoutersOfAHostWithTwoOptions(t *testing.T) {
 	meta := func(ns, name string) *dynamic.RouterObservabilityConfig {
 		return &dynamic.RouterObservabilityConfig{Metadata: &dynamic.ObservabilityMetadata{Ingress: &dynamic.IngressMetadata{Namespace: ns, IngressName: name}}}
@@ -145,10 +148,94 @@ func TestMergeLeavesOutTLSRoutersOfAHostWithTwoOptions(t *testing.T) {
 		"nginx_victim-app_tls": {Rule: `Host("Victim.example") && PathPrefix("/")`, TLS: &dynamic.RouterTLSConfig{Options: "nginx_victim-example_client-cert"}, Observability: meta("victim", "app")},
 		"nginx_other_tls":      {Rule: `Host("other.example") && PathPrefix("/a")`, TLS: &dynamic.RouterTLSConfig{Options: "default"}},
 	}}}
-	got, errs := mergeConfigurations([]*dynamic.Configuration{traefik, nginx})
+
+	got, errs := mergeConfigurations([]dynamic.Message{{Configuration: traefik}, {Configuration: nginx}})
 	assert.ElementsMatch(t, []string{"attacker-squat-plain", "other", "nginx_other_tls"}, slices.Collect(maps.Keys(got.HTTP.Routers)))
 	require.Len(t, errs, 1)
 	assert.Equal(t, `host "victim.example": the providers' TLS routers name different TLS options (TLS option default by router attacker-squat (Ingress attacker/squat); TLS option nginx_victim-example_client-cert by router nginx_victim-app_tls (Ingress victim/app)); Traefik would use its default options for the whole host, so neither provider's TLS routers of the host are served`, errs[0].Error())
+
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	victim := dynamic.HostOwner{Namespace: "victim", Name: "app", Created: day(1)}
+	attacker := dynamic.HostOwner{Namespace: "attacker", Name: "squat", Created: day(2)}
+	msgs := []dynamic.Message{
+		{Configuration: traefik, TLSHostOwners: map[string]dynamic.HostOwner{"victim.example": attacker, "other.example": attacker}},
+		{Configuration: nginx, TLSHostOwners: map[string]dynamic.HostOwner{"victim.example": victim, "other.example": victim}},
+	}
+	got, errs = mergeConfigurations(msgs)
+	assert.ElementsMatch(t, []string{"attacker-squat-plain", "other", "nginx_other_tls", "nginx_victim-app_tls"}, slices.Collect(maps.Keys(got.HTTP.Routers)),
+		"the older victim keeps its TLS routers; the attacker's is left out")
+	require.Len(t, errs, 1)
+	assert.Equal(t, `host "victim.example": Ingress victim/app, the oldest with a TLS router for the host, gives its TLS routers TLS option nginx_victim-example_client-cert; the other provider's routers name another (TLS option default by router attacker-squat (Ingress attacker/squat)), and Traefik would then use its default options for the whole host, so they are left out`, errs[0].Error())
+
+	// The older Ingress decides whichever provider it is in.
+	msgs[0].TLSHostOwners = map[string]dynamic.HostOwner{"victim.example": {Namespace: "attacker", Name: "squat", Created: day(1).Add(-time.Hour)}}
+	got, errs = mergeConfigurations(msgs)
+	assert.ElementsMatch(t, []string{"attacker-squat", "attacker-squat-plain", "other", "nginx_other_tls"}, slices.Collect(maps.Keys(got.HTTP.Routers)))
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), `Ingress attacker/squat, the oldest with a TLS router for the host, gives its TLS routers TLS option default`)
+}
+
+// Both providers in one render, from manifests: a Traefik-style Ingress of
+// another namespace, younger, that adds a TLS path to a host whose
+// ingress-nginx Ingress asks for client certificates does not switch
+// them off: its TLS router is left out, and every TLS router of the host
+// names the client-certificate option.
+func TestBothProvidersKeepTheOlderIngresssTLSOption(t *testing.T) {
+	nginxCase, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "nginx", "access-client-cert", "manifests.yaml"))
+	require.NoError(t, err)
+	const tenant = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: squat
+  namespace: tenant
+  creationTimestamp: "2026-06-01T00:00:00Z"
+  annotations:
+    traefik.ingress.kubernetes.io/router.tls: "true"
+spec:
+  ingressClassName: traefik
+  rules:
+    - host: secure.example.com
+      http:
+        paths:
+          - {path: /zz, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: tenant}
+spec:
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  namespace: tenant
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+ports: [{port: 8080}]
+endpoints:
+  - addresses: [10.0.0.7]
+`
+	dir := t.TempDir()
+	writeFile(t, dir, "nginx.yaml", string(nginxCase))
+	writeFile(t, dir, "tenant.yaml", followClass+"---\n"+tenant)
+	res := run(t, nil, "render", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
+	require.Equal(t, 0, res.code, res.stderr)
+	var conf dynamic.Configuration
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf), res.stdout)
+	require.NotNil(t, conf.HTTP)
+	nginxTLS := 0
+	for name, rt := range conf.HTTP.Routers {
+		if rt.TLS == nil || !slices.Contains(rt.TLSHosts(), "secure.example.com") {
+			continue
+		}
+		assert.True(t, strings.HasPrefix(name, "nginx_"), "the tenant's TLS router %s is left out", name)
+		assert.Equal(t, "nginx_secure-example-com_client-cert", rt.TLS.Options, "router %s", name)
+		nginxTLS++
+	}
+	assert.NotZero(t, nginxTLS, "the shop's TLS routers are served")
+	assert.Contains(t, res.stderr, `host \"secure.example.com\": Ingress shop/portal, the oldest with a TLS router for the host, gives its TLS routers TLS option nginx_secure-example-com_client-cert`)
+	assert.Contains(t, res.stderr, `(Ingress tenant/squat)`)
 }
 
 // Both providers in one render: a Traefik-style Ingress or Service of

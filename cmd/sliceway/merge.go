@@ -17,7 +17,7 @@ import (
 // names never collide (the ingress-nginx provider's start with nginx_),
 // so merging is a union. It returns when ctx is done.
 func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []string, out chan<- dynamic.Message, logger zerolog.Logger) {
-	last := map[string]*dynamic.Configuration{}
+	last := map[string]dynamic.Message{}
 	var told []string // the merge's errors last logged
 	for {
 		var msg dynamic.Message
@@ -34,15 +34,15 @@ func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []s
 			}
 			continue
 		}
-		last[msg.ProviderName] = msg.Configuration
+		last[msg.ProviderName] = msg
 		if len(last) < len(providers) {
 			continue // a partial configuration would drop the others' routes
 		}
-		confs := make([]*dynamic.Configuration, len(providers))
+		msgs := make([]dynamic.Message, len(providers))
 		for i, name := range providers {
-			confs[i] = last[name]
+			msgs[i] = last[name]
 		}
-		merged, errs := mergeConfigurations(confs)
+		merged, errs := mergeConfigurations(msgs)
 		told = logMergeErrors(logger, errs, told)
 		select {
 		case out <- dynamic.Message{ProviderName: "sliceway", Configuration: merged}:
@@ -52,15 +52,17 @@ func mergeMessages(ctx context.Context, in <-chan dynamic.Message, providers []s
 	}
 }
 
-// mergeConfigurations is the union of confs. The maps are new; the
+// mergeConfigurations is the union of the messages' configurations. The maps are new; the
 // routers, services, middlewares, transports, certificates and TLS
 // options are the providers' own values, so that what did not change
 // keeps its pointer (the stream's deltas and the encoders' texts rely on
-// it). A certificate two providers both load is given once. The TLS
-// routers of a host whose routers name different TLS options in
-// different providers are left out (mergetls.go); errs says which.
-func mergeConfigurations(confs []*dynamic.Configuration) (*dynamic.Configuration, []error) {
-	clashes := tlsClashes(confs)
+// it). A certificate two providers both load is given once. Of a host
+// whose TLS routers name different TLS options in different providers,
+// the TLS routers of the younger Ingress's provider are left out, or all
+// when a provider does not say who owns the host (mergetls.go); errs
+// says which.
+func mergeConfigurations(msgs []dynamic.Message) (*dynamic.Configuration, []error) {
+	clashes := tlsClashes(msgs)
 	h := &dynamic.HTTPConfiguration{
 		Routers:     map[string]*dynamic.Router{},
 		Services:    map[string]*dynamic.Service{},
@@ -68,13 +70,14 @@ func mergeConfigurations(confs []*dynamic.Configuration) (*dynamic.Configuration
 	}
 	var certs []*dynamic.CertAndStores
 	var options map[string]*dynamic.TLSOptions
-	for _, c := range confs {
+	for _, m := range msgs {
+		c := m.Configuration
 		if c == nil {
 			continue
 		}
 		if c.HTTP != nil {
 			for name, rt := range c.HTTP.Routers {
-				if !onClashingHost(rt, clashes) {
+				if !leftOut(rt, clashes) {
 					h.Routers[name] = rt
 				}
 			}

@@ -57,7 +57,7 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	if err != nil {
 		return err
 	}
-	var confs []*dynamic.Configuration
+	var msgs []dynamic.Message
 	for _, ep := range providers {
 		pcs, err := providerClientset(cfg, ep, cs)
 		if err != nil {
@@ -72,12 +72,12 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 		for _, e := range result.Errors {
 			ingress.LogObjectError(logger, e)
 		}
-		confs = append(confs, result.Configuration)
+		msgs = append(msgs, dynamic.Message{Configuration: result.Configuration, TLSHostOwners: result.TLSHostOwners})
 	}
-	conf := confs[0]
-	if len(confs) > 1 {
+	conf := msgs[0].Configuration
+	if len(msgs) > 1 {
 		var errs []error
-		conf, errs = mergeConfigurations(confs)
+		conf, errs = mergeConfigurations(msgs)
 		logMergeErrors(logger, errs, nil)
 	}
 	if err := writeConfiguration(out, conf, cfg.Format); err != nil {

@@ -6,6 +6,7 @@ package dynamic
 import (
 	"bytes"
 	"encoding/json"
+	"time"
 
 	ptypes "github.com/traefik/paerser/types"
 )
@@ -15,6 +16,33 @@ import (
 type Message struct {
 	ProviderName  string
 	Configuration *Configuration
+	// TLSHostOwners gives, for each host of the configuration's TLS
+	// routers, the Ingress that chose the host's TLS option: the oldest
+	// with a TLS router for it. When two providers' TLS routers of a host
+	// name different options, the merge of their configurations keeps
+	// the provider whose owner is older. Nil when the provider does not
+	// say (the merge then serves neither's TLS routers of such a host).
+	// It is not changed once sent.
+	TLSHostOwners map[string]HostOwner
+}
+
+// HostOwner is an Ingress that decides for a host, with its creation
+// time to compare it with another provider's.
+type HostOwner struct {
+	Namespace, Name string
+	Created         time.Time
+}
+
+// Older says whether o comes before other: created earlier, then by
+// namespace and name, the order in which the providers rank Ingresses.
+func (o HostOwner) Older(other HostOwner) bool {
+	if !o.Created.Equal(other.Created) {
+		return o.Created.Before(other.Created)
+	}
+	if o.Namespace != other.Namespace {
+		return o.Namespace < other.Namespace
+	}
+	return o.Name < other.Name
 }
 
 // Configuration is the root of a dynamic configuration.

@@ -42,9 +42,11 @@ type assembly struct {
 	errGroups map[*routerGroup][]*ObjectError // paths that repeat an older one's rule in their group
 	dirty     bool                            // the problems may differ from those last collected
 
-	// The TLS option of each host (tlshosts.go), and the TLS routers
-	// left out for naming another.
+	// The TLS option of each host (tlshosts.go), the Ingress that chose
+	// it (a new map when one changes: it is handed out with the
+	// configuration), and the TLS routers left out for naming another.
 	tlsHosts   map[string]*hostTLS
+	tlsOwners  map[string]dynamic.HostOwner
 	tlsSkipped map[*translate.Router]struct{}
 	tlsErrs    []*ObjectError
 

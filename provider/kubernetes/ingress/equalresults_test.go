@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 
@@ -30,6 +31,10 @@ func equalResults(t *testing.T, want, got *Result) bool {
 	}
 	if !reflect.DeepEqual(texts(want.Errors), texts(got.Errors)) {
 		t.Errorf("errors:\nfull: %q\nincremental: %q", texts(want.Errors), texts(got.Errors))
+		ok = false
+	}
+	if !maps.EqualFunc(want.TLSHostOwners, got.TLSHostOwners, sameOwner) {
+		t.Errorf("TLS host owners:\nfull: %v\nincremental: %v", want.TLSHostOwners, got.TLSHostOwners)
 		ok = false
 	}
 	names := func(list []*netv1.Ingress) []string {

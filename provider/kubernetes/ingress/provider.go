@@ -172,7 +172,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 			}
 			if !sent || changed {
 				select {
-				case out <- dynamic.Message{ProviderName: name, Configuration: res.Configuration}:
+				case out <- dynamic.Message{ProviderName: name, Configuration: res.Configuration, TLSHostOwners: res.TLSHostOwners}:
 					sent = true
 					p.observer.Sent()
 				case <-ctx.Done():

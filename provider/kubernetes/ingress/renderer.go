@@ -201,6 +201,7 @@ func (r *Renderer) result() *Result {
 	}
 	r.res = &Result{
 		Configuration: r.conf,
+		TLSHostOwners: r.asm.tlsOwners,
 		Errors:        errs,
 		Ingresses:     r.ingresses,
 		NeedsNodes:    r.loc.FromNode || r.st.nodeEntries > 0,

@@ -12,6 +12,9 @@ import (
 // never modify them.
 type Result struct {
 	Configuration *dynamic.Configuration
+	// TLSHostOwners says which Ingress chose each TLS host's TLS option
+	// (dynamic.Message.TLSHostOwners). Not changed afterwards.
+	TLSHostOwners map[string]dynamic.HostOwner
 	Errors        []*ObjectError
 	// Ingresses are the Ingresses this provider serves (their class is
 	// ours), whether or not all their paths could be used: the status

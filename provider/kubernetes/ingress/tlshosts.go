@@ -2,7 +2,9 @@ package ingress
 
 import (
 	"fmt"
+	"maps"
 
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
@@ -15,14 +17,29 @@ import (
 // hold: every TLS router of a host in the configuration names the same
 // option. The oldest router of a host decides (the order of parts, then
 // of paths); a router that names another option is left out and its
-// path is told which Ingress decided.
+// path is told which Ingress decided. The Ingress that decided each
+// host is handed to the merge of two providers' configurations
+// (a.tlsOwners, dynamic.Message.TLSHostOwners), which settles a host the
+// providers disagree on the same way.
 
 // hostTLS is the TLS option of a host's TLS routers.
 type hostTLS struct {
 	option     string            // "" and "default" are Traefik's default options
-	from       *translate.Router // the oldest router that named it
+	owner      dynamic.HostOwner // the Ingress of the oldest router that named it
 	routers    int               // the TLS routers placed with it
 	conflicted bool              // a router that named another was left out
+}
+
+// sameOwner says whether a and b are one Ingress (an Ingress deleted and
+// made again under its name is another).
+func sameOwner(a, b dynamic.HostOwner) bool {
+	return a.Namespace == b.Namespace && a.Name == b.Name && a.Created.Equal(b.Created)
+}
+
+// ownerOf is the Ingress of pr, as a host's owner.
+func ownerOf(pr *translate.Router) dynamic.HostOwner {
+	ing := pr.Part.Ingress
+	return dynamic.HostOwner{Namespace: ing.Namespace, Name: ing.Name, Created: ing.CreationTimestamp.Time}
 }
 
 // tlsOption is the option a TLS router names, "" for the default.
@@ -38,10 +55,11 @@ func tlsOption(pr *translate.Router) (string, bool) {
 }
 
 // checkTLSHosts settles the options of the hosts of the parts, oldest
-// first, for a full assembly: it fills a.tlsHosts, and says which routers
-// are left out (a.tlsSkipped, reported in a.tlsErrs).
+// first, for a full assembly: it fills a.tlsHosts and a.tlsOwners, and
+// says which routers are left out (a.tlsSkipped, reported in a.tlsErrs).
 func (a *assembly) checkTLSHosts(served []*ingressPart) {
 	a.tlsHosts, a.tlsSkipped, a.tlsErrs = map[string]*hostTLS{}, nil, nil
+	a.tlsOwners = map[string]dynamic.HostOwner{}
 	for _, p := range served {
 		for i := range p.Routers {
 			pr := &p.Routers[i]
@@ -63,8 +81,9 @@ func (a *assembly) checkTLSHosts(served []*ingressPart) {
 			for _, h := range hosts {
 				t := a.tlsHosts[h]
 				if t == nil {
-					t = &hostTLS{option: option, from: pr}
+					t = &hostTLS{option: option, owner: ownerOf(pr)}
 					a.tlsHosts[h] = t
+					a.tlsOwners[h] = t.owner
 				}
 				t.routers++
 			}
@@ -78,7 +97,7 @@ func (a *assembly) skipTLSRouter(pr *translate.Router, host *hostTLS, option str
 		a.tlsSkipped = map[*translate.Router]struct{}{}
 	}
 	a.tlsSkipped[pr] = struct{}{}
-	ing, older := pr.Part.Ingress, host.from.Part.Ingress
+	ing, older := pr.Part.Ingress, host.owner
 	a.tlsErrs = append(a.tlsErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: pr.Path.String(), Severity: SeverityError,
 		Err: fmt.Errorf("Ingress %s/%s, which is older, gives the host's TLS routers TLS option %s; this path's router %s names %s, and Traefik would then use its default options for the whole host (the router is left out)",
 			older.Namespace, older.Name, optionText(host.option), excerpt.Text(pr.Key), optionText(option))})
@@ -95,20 +114,32 @@ func optionText(option string) string {
 // patchTLSHosts counts the TLS routers of the parts that change (olds
 // leave, news come), false when a full assembly must decide: a router of
 // a host whose routers disagree (a router left out is on such a host),
-// or one that would disagree.
+// one that would disagree, or a host whose owner leaves while other
+// Ingresses' routers stay (the next oldest is known to a full assembly).
+// An owner's Ingress that is translated again keeps its hosts.
 func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
+	var ownerLeft map[*hostTLS]struct{}
+	owners := map[string]*hostTLS{} // hosts whose owner entry changes; nil: removed
 	for _, p := range olds {
 		for i := range p.Routers {
-			if _, ok := tlsOption(&p.Routers[i]); !ok {
+			pr := &p.Routers[i]
+			if _, ok := tlsOption(pr); !ok {
 				continue
 			}
-			for _, h := range p.Routers[i].Config.TLSHosts() {
+			for _, h := range pr.Config.TLSHosts() {
 				t := a.tlsHosts[h]
 				if t == nil || t.conflicted {
 					return false
 				}
+				if sameOwner(t.owner, ownerOf(pr)) {
+					if ownerLeft == nil {
+						ownerLeft = map[*hostTLS]struct{}{}
+					}
+					ownerLeft[t] = struct{}{}
+				}
 				if t.routers--; t.routers <= 0 {
 					delete(a.tlsHosts, h)
+					owners[h] = nil
 				}
 			}
 		}
@@ -124,12 +155,38 @@ func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
 				t := a.tlsHosts[h]
 				switch {
 				case t == nil:
-					a.tlsHosts[h] = &hostTLS{option: option, from: pr, routers: 1}
+					t = &hostTLS{option: option, owner: ownerOf(pr), routers: 1}
+					a.tlsHosts[h] = t
+					owners[h] = t
 				case t.conflicted || t.option != option:
 					return false
 				default:
 					t.routers++
+					o := ownerOf(pr)
+					if sameOwner(o, t.owner) {
+						delete(ownerLeft, t)
+					} else if o.Older(t.owner) {
+						t.owner = o
+						owners[h] = t
+					}
 				}
+			}
+		}
+	}
+	for t := range ownerLeft {
+		if t.routers > 0 {
+			return false
+		}
+	}
+	if len(owners) > 0 {
+		// A new map: the one handed out with the last configuration
+		// is read by the merge.
+		a.tlsOwners = maps.Clone(a.tlsOwners)
+		for h, t := range owners {
+			if t == nil {
+				delete(a.tlsOwners, h)
+			} else {
+				a.tlsOwners[h] = t.owner
 			}
 		}
 	}
