@@ -95,6 +95,8 @@ type Problem struct {
 	// not be dropped, or a value refused for what it would reach
 	// (closingError).
 	Closed bool
+	// why is what closing stands for, when not access control.
+	why string
 }
 
 // Config is what the annotations of one Ingress say, by family.
@@ -110,9 +112,13 @@ type Config struct {
 
 // closingError is a parse error that closes the Ingress whatever the
 // access flag of its annotation: the value is refused for what it would
-// reach (an auth-signin on loopback), so the Ingress must not be served
-// as if the annotation were absent.
-type closingError struct{ err error }
+// reach (an auth-signin on loopback), or ingress-nginx would not load
+// the Ingress at all (why says so), so the Ingress must not be served as
+// if the annotation were absent.
+type closingError struct {
+	err error
+	why string // "" when the annotation controls access
+}
 
 func (e closingError) Error() string { return e.err.Error() }
 func (e closingError) Unwrap() error { return e.err }
@@ -155,14 +161,14 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 		}
 		if err := a.parse(value, c); err != nil {
 			var ce closingError
-			closed := a.access || errors.As(err, &ce)
-			problems = append(problems, Problem{Annotation: key, Closed: closed, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
+			closing := errors.As(err, &ce)
+			problems = append(problems, Problem{Annotation: key, Closed: a.access || closing, why: ce.why, Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
 		}
 	}
 	// What each problem does to the Ingress, once the whole set is read:
 	// a canary is not used when it would be closed.
 	for i := range problems {
-		problems[i].Err = fmt.Errorf("%w%s", problems[i].Err, consequence(problems[i].Closed, c.Canary.Enabled))
+		problems[i].Err = fmt.Errorf("%w%s", problems[i].Err, consequence(problems[i], c.Canary.Enabled))
 	}
 	return c, problems
 }
@@ -186,12 +192,16 @@ func (o *Options) dropSnippets() bool { return o != nil && o.DropSnippets }
 // consequence says what a problem does to its Ingress: a closed one's
 // paths answer 403 (closed.go), a closed canary is not used, and any
 // other is served without the annotation.
-func consequence(closed, canary bool) string {
+func consequence(p Problem, canary bool) string {
+	why := "it controls access"
+	if p.why != "" {
+		why = p.why
+	}
 	switch {
-	case closed && canary:
-		return " (it controls access: the canary is not used)"
-	case closed:
-		return " (it controls access: the Ingress's paths answer 403)"
+	case p.Closed && canary:
+		return " (" + why + ": the canary is not used)"
+	case p.Closed:
+		return " (" + why + ": the Ingress's paths answer 403)"
 	}
 	return " (the Ingress is served without it)"
 }

@@ -27,8 +27,11 @@ func (pc *pathContext) closedRouters() {
 // such port, no servers) routers that answer 503, as ingress-nginx's
 // location without endpoints does, rather than none, for the same reason
 // as closed paths: a shorter path of the host must not take its requests.
+// Its redirects (permanent-redirect, temporal-redirect, app-root) still
+// answer: nginx returns them before it looks for an upstream.
 func (pc *pathContext) unavailableRouters() {
-	pc.answeringRouters(ingressName(pc.ing.Namespace, pc.ing.Name, "unavailable"), nil)
+	red, _ := pc.redirects()
+	pc.answeringRouters(ingressName(pc.ing.Namespace, pc.ing.Name, "unavailable"), red)
 }
 
 // answeringRouters gives the path routers, on its host and each alias,

@@ -122,7 +122,7 @@ func parseAuthURL(v string, o *Options, role string) (string, error) {
 		return "", errors.New("must be an absolute http or https URL with a valid host")
 	}
 	if err := o.checkAuthHost(u.Hostname()); err != nil {
-		return "", closingError{fmt.Errorf("%w; %s; allowedAuthHosts lists hosts allowed anyway", err, role)}
+		return "", closingError{err: fmt.Errorf("%w; %s; allowedAuthHosts lists hosts allowed anyway", err, role)}
 	}
 	return v, nil
 }

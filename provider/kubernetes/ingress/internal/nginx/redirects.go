@@ -68,10 +68,15 @@ func parseRedirectCode(v string, codes []int) (int, error) {
 var redirectURLChars = regexp.MustCompile(`^[-._~a-zA-Z0-9/:,?&=]*$`)
 
 // parseRedirectURL reads an absolute http(s) URL or a path of this host.
+// A URL of other characters closes the Ingress: ingress-nginx's
+// annotation validation (on by default) refuses it and does not load the
+// Ingress, and serving the paths without their redirect would send the
+// requests meant to leave to the backend ($1 group references are among
+// those characters: nginx would fill them from the location's regex).
 func parseRedirectURL(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if !redirectURLChars.MatchString(v) {
-		return "", errors.New("must be a URL of letters, digits and - . _ ~ / : , ? & =")
+		return "", closingError{err: errors.New("must be a URL of letters, digits and - . _ ~ / : , ? & ="), why: "ingress-nginx would not load the Ingress"}
 	}
 	if v == "" {
 		return "", nil

@@ -225,12 +225,12 @@ func (pc *pathContext) service() (routedService, bool) {
 	var rs routedService
 	lb := pc.env.LoadBalancer(pc.backend, pc.lbName)
 	if lb.Err != nil {
-		pc.problem(".backend.service", fmt.Errorf("%w (the path answers 503)", lb.Err))
+		pc.problem(".backend.service", fmt.Errorf("%w %s", lb.Err, pc.unavailableAnswer()))
 		pc.unavailable = true
 		return rs, false
 	}
 	if lb.NoServers() && !pc.env.AllowEmptyServices && !pc.backendKeepsEmpty() {
-		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers (the path answers 503)", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text()))
+		pc.problem(".backend.service", fmt.Errorf("service %s/%s port %s has no servers %s", pc.ing.Namespace, pc.backend.Service.Name, pc.backend.Text(), pc.unavailableAnswer()))
 		pc.unavailable = true
 		return rs, false
 	}
@@ -245,6 +245,15 @@ func (pc *pathContext) service() (routedService, bool) {
 		rs.svc = pc.addShared(translate.NamedService{Name: name, Service: derive(lb.Service), Base: lb.Service, Derive: derive})
 	}
 	return pc.withCanaries(rs)
+}
+
+// unavailableAnswer says what the path answers when its Service cannot
+// be used (unavailableRouters).
+func (pc *pathContext) unavailableAnswer() string {
+	if to, _ := pc.cfg.Paths.Redirect.target(); to != "" {
+		return "(the path answers its redirect)"
+	}
+	return "(the path answers 503)"
 }
 
 // addMiddleware defines a middleware of the part under name, once.
