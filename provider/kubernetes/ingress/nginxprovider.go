@@ -33,6 +33,7 @@ type NGINXProvider struct {
 	IngressClassByName         bool   `description:"Also serve the Ingresses whose spec.ingressClassName is ingressClass whatever its IngressClass names as controller (ingress-nginx's --ingress-class-by-name)." json:"ingressClassByName,omitempty" toml:"ingressClassByName,omitempty" yaml:"ingressClassByName,omitempty" export:"true"`
 	WatchIngressWithoutClass   bool   `description:"Serve the Ingresses that name no class at all (ingress-nginx's --watch-ingress-without-class)." json:"watchIngressWithoutClass,omitempty" toml:"watchIngressWithoutClass,omitempty" yaml:"watchIngressWithoutClass,omitempty" export:"true"`
 	ExclusiveHosts             bool   `description:"Serve a host's rules only from the namespace of its oldest Ingress (its owner); off, other namespaces may add paths of their own to the host, which never change the routers of the owner's paths." json:"exclusiveHosts,omitempty" toml:"exclusiveHosts,omitempty" yaml:"exclusiveHosts,omitempty" export:"true"`
+	StrictValidatePathType     bool   `description:"Refuse an Ingress whose Prefix or Exact path holds other characters than letters, digits and / . _ - (a regular expression needs ImplementationSpecific), as ingress-nginx's strict-validate-path-type, on by default; off, such paths are served." json:"strictValidatePathType,omitempty" toml:"strictValidatePathType,omitempty" yaml:"strictValidatePathType,omitempty" export:"true"`
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
 	// Both loosen a refusal that closes an Ingress; they are for an
 	// operator who has looked at what the tenants wrote, never defaults.
@@ -48,6 +49,7 @@ func (p *NGINXProvider) SetDefaults() {
 	p.IngressClass = nginx.DefaultIngressClass
 	p.ControllerClass = nginx.DefaultControllerClass
 	p.LeaderElection.LeaseName = "sliceway-nginx"
+	p.StrictValidatePathType = true
 }
 
 // Validate checks the options that can be wrong on their own.
@@ -73,6 +75,7 @@ func (p *NGINXProvider) Init() error {
 		Classes: nginx.ClassOptions{ControllerClass: p.ControllerClass, IngressClass: p.IngressClass,
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
 		ExclusiveHosts:      p.ExclusiveHosts,
+		LoosePathTypes:      !p.StrictValidatePathType,
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
 		DropSnippets:        p.DropSnippets,
 		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
@@ -103,7 +106,7 @@ func (d *nginxDialect) translate(env *translate.IngressEnv, p *translate.Part, i
 	nginx.Translate(env, &d.opts, p, ing)
 }
 
-func (*nginxDialect) hosts(ing *netv1.Ingress) []string { return nginx.Hosts(ing) }
+func (d *nginxDialect) hosts(ing *netv1.Ingress) []string { return d.opts.Hosts(ing) }
 
 func (*nginxDialect) defaults() defaultNames {
 	return defaultNames{router: nginx.DefaultRouterName, service: nginx.DefaultBackendName}

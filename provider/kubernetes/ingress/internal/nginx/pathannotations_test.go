@@ -60,7 +60,7 @@ func TestAliases(t *testing.T) {
 	}
 	ing := testIngress("shop.example", "/")
 	ing.Annotations = map[string]string{AnnotationPrefix + "server-alias": "b.example", AnnotationPrefix + "from-to-www-redirect": "true"}
-	assert.Equal(t, []string{"shop.example", "www.shop.example", "b.example"}, Hosts(ing))
+	assert.Equal(t, []string{"shop.example", "www.shop.example", "b.example"}, (*Options)(nil).Hosts(ing))
 }
 
 func testIngress(host, path string) *netv1.Ingress {

@@ -27,6 +27,10 @@ type Options struct {
 	// Ingress's paths answer 403, since a snippet may be its access
 	// control.
 	DropSnippets bool
+	// LoosePathTypes lets Prefix and Exact paths hold what strict path
+	// types refuse (pathtypes.go): off, as ingress-nginx by default, such
+	// an Ingress is not served.
+	LoosePathTypes bool
 	// AllowedAuthHosts are the hosts auth-url and auth-signin may name
 	// although authhost.go refuses them (loopback, link-local,
 	// unspecified, localhost, numeric spellings): matched against the
@@ -37,8 +41,12 @@ type Options struct {
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
 // of each (whether a path of the host is a regular expression, whether
 // the host has TLS, the canaries of its paths); and its aliases and www
-// names (redirectHosts).
-func Hosts(ing *netv1.Ingress) []string {
+// names (redirectHosts). None for an Ingress that o refuses for its path
+// types: it is not served, so it decides nothing for a host.
+func (o *Options) Hosts(ing *netv1.Ingress) []string {
+	if len(o.pathTypeProblems(ing)) > 0 {
+		return nil
+	}
 	var hosts []string
 	for _, rule := range ing.Spec.Rules {
 		if rule.HTTP != nil && !containsString(hosts, rule.Host) {
@@ -57,6 +65,9 @@ func Hosts(ing *netv1.Ingress) []string {
 func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
 	p.Begin(ing)
 	defer translate.RecoverPart(p)
+	if opts.refusePathTypes(p, ing) {
+		return
+	}
 	cfg, problems := opts.ParseAnnotations(ing.Annotations)
 	closed := false
 	for _, pr := range problems {
