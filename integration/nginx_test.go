@@ -104,7 +104,7 @@ http:
             namespace: shop
             serviceName: web
             servicePort: http
-      priority: 8388635
+      priority: 8388663
       rule: Host("shop.example.com") && PathRegexp("(?i)^/app(/|$)(.*)")
       service: nginx_shop-web-http
   services:
