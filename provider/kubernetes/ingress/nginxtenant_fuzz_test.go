@@ -1,21 +1,25 @@
 package ingress
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
 	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
 )
 
 // FuzzNGINXNamespaceIsolation: for an Ingress of namespace alpha and a
 // newer one of namespace beta, each with arbitrary ingress-nginx
 // annotations (every family: seeds below), a shared host or not, aliases,
-// www names, canaries, TLS, the routers that serve alpha's paths (their
-// rules, priorities, services, middlewares and TLS options, written out)
-// are the same with and without beta's Ingress.
+// www names, canaries, TLS, spec.defaultBackend, the routers that serve
+// alpha's paths (their rules, priorities, services, middlewares and TLS
+// options, written out) are the same with and without beta's Ingress, and
+// beta's default backend is no fallback of alpha's hosts.
 func FuzzNGINXNamespaceIsolation(f *testing.F) {
 	seeds := [][6]string{
 		{"auth-tls-secret", "client-ca", "auth-tls-secret", "client-ca", "", ""},
@@ -37,6 +41,8 @@ func FuzzNGINXNamespaceIsolation(f *testing.F) {
 		f.Add(s[0], s[1], s[2], s[3], s[4], s[5], "/zz", uint8(i))
 		f.Add(s[0], s[1], s[2], s[3], s[4], s[5], "/", uint8(i)|0x0f)
 	}
+	f.Add("", "", "", "", "", "", "/zz", uint8(32|16)) // beta's default backend, a rule on alpha's host
+	f.Add("", "", "", "", "", "", "/zz", uint8(32))    // on alpha's host alone
 	f.Fuzz(func(t *testing.T, aKey, aValue, bKey, bValue, bKey2, bValue2, bPath string, flags uint8) {
 		alpha := isolationIngress("alpha", 100, "alpha.example", "/", flags&1 != 0, map[string]string{aKey: aValue})
 		exact := netv1.PathTypeExact
@@ -53,6 +59,10 @@ func FuzzNGINXNamespaceIsolation(f *testing.F) {
 		if flags&16 != 0 {
 			beta.Spec.Rules = append(beta.Spec.Rules, isolationIngress("beta", 0, "alpha.example", "/alpha", false, nil).Spec.Rules...)
 		}
+		if flags&32 != 0 {
+			// Its hosts' fallback: never alpha's host's.
+			beta.Spec.DefaultBackend = &beta.Spec.Rules[0].HTTP.Paths[0].Backend
+		}
 		base := isolationCluster(t)
 		alone := renderNGINXObjects(t, nil, append(base, alpha)...)
 		both := renderNGINXObjects(t, nil, append(base, alpha, beta)...)
@@ -63,6 +73,18 @@ func FuzzNGINXNamespaceIsolation(f *testing.F) {
 		for name, text := range want {
 			if got[name] != text {
 				t.Fatalf("router %s changed beside beta's Ingress:\nalone: %s\nboth:  %s", name, text, got[name])
+			}
+		}
+		// Nor does beta's spec.defaultBackend take the requests no path
+		// of alpha's hosts matches.
+		alphaHosts := (&nginx.Options{}).Hosts(alpha)
+		for name, rt := range both.Configuration.HTTP.Routers {
+			if strings.HasPrefix(name, "nginx_beta-") && strings.Contains(name, "_default-backend") {
+				for _, h := range rt.TLSHosts() {
+					if slices.Contains(alphaHosts, h) {
+						t.Fatalf("beta's default backend is the fallback of alpha's host %s: router %s", h, name)
+					}
+				}
 			}
 		}
 	})

@@ -11,9 +11,11 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// defaultBackend makes spec.defaultBackend the part's default-backend
-// candidate: the catch-all of every request no router matches, as
-// ingress-nginx's default server sends it (the oldest Ingress's wins).
+// defaultBackend makes spec.defaultBackend of an Ingress without rules
+// the part's default-backend candidate: the catch-all of every request no
+// router matches, as ingress-nginx's default server sends it (the oldest
+// Ingress's wins). An Ingress with rules has its hosts' fallbacks instead
+// (hostdefault.go).
 func (t *translation) defaultBackend(db netv1.IngressBackend) {
 	c := &translate.DefaultCandidate{}
 	t.p.Default = c
@@ -34,7 +36,25 @@ func (t *translation) defaultBackend(db netv1.IngressBackend) {
 		fail("spec.defaultBackend.service", fmt.Errorf("service %s/%s port %s has no servers", t.ing.Namespace, db.Service.Name, key.Text()))
 		return
 	}
-	rt := &dynamic.Router{Rule: `PathPrefix("/")`, Priority: math.MinInt32, Service: DefaultBackendName}
+	// ingress-nginx applies the Ingress's annotations to the catch-all,
+	// its access control included: built as a path's, or not served.
+	pc := t.pathContext(hostFacts{}, "", translate.NewPathRef(-1, 0), defaultBackendPath(db))
+	mark := markPart(t.p)
+	rs, ok := pc.service()
+	var mws []string
+	if ok {
+		mws, ok = pc.catchAllMiddlewares()
+	}
+	if !ok {
+		mark.rollback(t.p)
+		fail("spec.defaultBackend", errors.New("its annotations cannot be applied to the catch-all (the Ingress's other errors say why), so it is not served"))
+		return
+	}
+	service, svc := DefaultBackendName, lb.Service
+	if rs.name != pc.lbName {
+		service, svc = rs.name, nil // derived by the backend annotations: the part's own
+	}
+	rt := &dynamic.Router{Rule: `PathPrefix("/")`, Priority: math.MinInt32, Service: service, Middlewares: mws}
 	translate.SetObservability(rt, t.ing, db.Service.Name, key.Text())
-	c.Router, c.Service = rt, lb.Service
+	c.Router, c.Service = rt, svc
 }

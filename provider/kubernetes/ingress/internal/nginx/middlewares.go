@@ -8,13 +8,26 @@ package nginx
 // path is closed (an access annotation that cannot be built here;
 // the problem is filed).
 func (pc *pathContext) middlewares() ([]string, bool) {
-	var names []string
-	for _, stage := range []func(*pathContext) ([]string, bool){
+	return pc.stages(
 		(*pathContext).redirects,          // paths.go family: permanent/temporal redirects, app-root, from-to-www
 		(*pathContext).access,             // access family: CORS, limits, source ranges, authentication
 		(*pathContext).rewrites,           // paths family: x-forwarded-prefix, rewrite-target
 		(*pathContext).backendMiddlewares, // backend family: upstream-vhost, body size, custom errors
-	} {
+	)
+}
+
+// catchAllMiddlewares are those of the catch-all an Ingress without rules
+// makes of its spec.defaultBackend: ingress-nginx applies its annotations
+// to the default server's location but the redirects and rewrites.
+func (pc *pathContext) catchAllMiddlewares() ([]string, bool) {
+	return pc.stages((*pathContext).access, (*pathContext).backendMiddlewares)
+}
+
+// stages are the middlewares of each stage in turn; false when one
+// cannot be built (its problem is filed).
+func (pc *pathContext) stages(stages ...func(*pathContext) ([]string, bool)) ([]string, bool) {
+	var names []string
+	for _, stage := range stages {
 		more, ok := stage(pc)
 		if !ok {
 			return nil, false

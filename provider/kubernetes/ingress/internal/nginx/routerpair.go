@@ -58,6 +58,9 @@ func (pc *pathContext) routerPair(r route) {
 // hostRoute is the route of the path on host (its rule's, or an alias),
 // sending to.
 func (pc *pathContext) hostRoute(host string, to routedService) route {
+	if pc.fallback {
+		return pc.fallbackRoute(host, to)
+	}
 	return route{
 		key:  NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, host, pc.path.Path),
 		host: host, rule: pathRule(host, pc.path, pc.facts.regex), priority: pathPriority(host, pc.path, pc.facts.regex, pc.ownerOf(host)),

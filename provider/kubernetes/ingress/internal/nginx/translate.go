@@ -3,6 +3,7 @@ package nginx
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	netv1 "k8s.io/api/networking/v1"
@@ -90,9 +91,16 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 	// backend is not used.
 	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg, closed: closed}
 	t.claimProblems()
-	if db := ing.Spec.DefaultBackend; db != nil && !closed {
-		t.defaultBackend(*db)
+	db := ing.Spec.DefaultBackend
+	switch {
+	case db != nil && len(ing.Spec.Rules) == 0:
+		if !closed {
+			t.defaultBackend(*db)
+		}
+	case db != nil && !t.defaultBackendService(*db):
+		db = nil
 	}
+	var fallbacks []string // the hosts given db as their fallback
 	paths := 0
 	for i, rule := range ing.Spec.Rules {
 		if rule.HTTP == nil {
@@ -112,6 +120,13 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 		}
 		for j, path := range rule.HTTP.Paths {
 			t.path(host, rule.Host, translate.NewPathRef(i, j), path)
+			if paths++; t.overOutput(paths) {
+				return
+			}
+		}
+		if db != nil && !slices.Contains(fallbacks, rule.Host) {
+			fallbacks = append(fallbacks, rule.Host)
+			t.hostDefault(host, rule.Host, *db)
 			if paths++; t.overOutput(paths) {
 				return
 			}
@@ -151,6 +166,9 @@ type pathContext struct {
 	unavailable               bool // the Service cannot be used, and the path answers 503
 	// canary is the split withCanaries chose, nil without one.
 	canary *canarySplit
+	// fallback: the path is spec.defaultBackend on a host of the
+	// Ingress's rules (hostdefault.go).
+	fallback bool
 }
 
 // name is the name of something of this path's own, suffix saying what.
@@ -158,6 +176,10 @@ func (pc *pathContext) name(suffix string) string { return pc.key + "_" + suffix
 
 // problem files a problem of this path's field.
 func (pc *pathContext) problem(field string, err error) {
+	if pc.ref.IsDefaultBackend() {
+		pc.defaultBackendProblem(field, err)
+		return
+	}
 	pc.p.Problem(pc.ref.String()+field, translate.SeverityError, err)
 }
 
@@ -177,29 +199,40 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		return
 	}
 	pc := t.pathContext(facts, host, ref, path)
-	if t.closed {
-		pc.closedRouters()
-		return
+	if r, ok := pc.serve(); ok {
+		pc.extraRouters(r)
+		pc.canaryRouters(r)
 	}
-	mark := markPart(t.p)
+}
+
+// serve adds the routers of the path on its host: to its service through
+// its middlewares, or answering 403 (closed) or 503 (unavailable). It
+// gives the route of a path that is served, for the routers of its
+// aliases and canaries.
+func (pc *pathContext) serve() (route, bool) {
+	if pc.closed {
+		pc.closedRouters()
+		return route{}, false
+	}
+	mark := markPart(pc.p)
 	svc, ok := pc.service()
 	if !ok {
-		mark.rollback(t.p)
+		mark.rollback(pc.p)
 		switch {
 		case pc.failClosed:
 			pc.closedRouters()
 		case pc.unavailable:
 			pc.unavailableRouters()
 		}
-		return
+		return route{}, false
 	}
 	mws, ok := pc.middlewares()
 	if !ok {
-		mark.rollback(t.p)
+		mark.rollback(pc.p)
 		pc.closedRouters()
-		return
+		return route{}, false
 	}
-	r := pc.hostRoute(host, svc)
+	r := pc.hostRoute(pc.host, svc)
 	if pc.plainRedirect != "" {
 		// A host that asks for client certificates is only redirected
 		// on plain connections: no request reaches the backend without
@@ -210,8 +243,7 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 	}
 	r.tlsMws = mws
 	pc.routerPair(r)
-	pc.extraRouters(r)
-	pc.canaryRouters(r)
+	return r, true
 }
 
 // pathContext is the context of a path with a Service backend.

@@ -80,6 +80,8 @@ func CompareRouters(a, b *Router) int {
 // depends on the other Ingresses (the oldest usable one wins).
 type DefaultCandidate struct {
 	Router  *dynamic.Router // nil when the backend cannot be used
+	// Service is the default backend's service; nil when Router sends to
+	// a service of the part (derived by annotations).
 	Service *dynamic.Service
 	Errs    []*ObjectError // why it cannot, reported unless an older Ingress has the default backend
 }
@@ -183,6 +185,9 @@ func (p *Part) Problem(field string, severity Severity, err error) {
 // NewPathRef names the path j of the rule i of an Ingress; i < 0 is
 // spec.defaultBackend.
 func NewPathRef(i, j int) PathRef { return PathRef{rule: i, path: j} }
+
+// IsDefaultBackend says whether p is spec.defaultBackend.
+func (p PathRef) IsDefaultBackend() bool { return p.rule < 0 }
 
 // IngressEnv is what translating one Ingress reads besides the Ingress:
 // the snapshot, the options of its plan, allowEmptyServices, the memos
