@@ -20,7 +20,7 @@ func newPlanOptions(p *Provider) translate.PlanOptions {
 // newLBOptions are the options a Service port's load balancer depends on,
 // besides where this proxy runs.
 func newLBOptions(p *Provider) *translate.LBOptions {
-	return &translate.LBOptions{Selection: newSelection(p), AllowExternalName: p.AllowExternalNameServices, BareServices: p.IsNGINX(),
+	return &translate.LBOptions{Selection: newSelection(p), AllowExternalName: p.AllowExternalNameServices, BareServices: p.IsNGINX(), ExternalNameTargetPort: p.IsNGINX(),
 		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces)}
 }
 

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
@@ -58,6 +59,11 @@ type LBOptions struct {
 	// that a load balancer rebuilt in place never changes what the
 	// dialect derived from it.
 	BareServices bool
+	// ExternalNameTargetPort (the ingress-nginx dialect): an ExternalName
+	// Service's server has the port's targetPort, as ingress-nginx
+	// proxies to it, and a port number the Service does not list is
+	// reached as such; else the Service port, as Traefik's providers do.
+	ExternalNameTargetPort bool
 	// CrossProvider is crossProviderNamespaces: which namespaces' Services
 	// may name another provider's servers transport.
 	CrossProvider CrossProviderNamespaces
@@ -66,7 +72,7 @@ type LBOptions struct {
 // Same says whether o and other build the same load balancers.
 func (o *LBOptions) Same(other *LBOptions) bool {
 	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName && o.BareServices == other.BareServices &&
-		o.CrossProvider == other.CrossProvider
+		o.ExternalNameTargetPort == other.ExternalNameTargetPort && o.CrossProvider == other.CrossProvider
 }
 
 // LBEnv is what building a load balancer reads besides the Service's
@@ -99,6 +105,11 @@ func (b *LBEnv) Build(objs *ServiceObjects, key PortKey) LoadBalancer {
 		return LoadBalancer{Err: fmt.Errorf("service %s/%s is of type ExternalName, which allowExternalNameServices does not allow", namespace, name)}
 	}
 	i := servicePort(svc, key.Port)
+	if i < 0 && svc.Spec.Type == corev1.ServiceTypeExternalName && b.Options.ExternalNameTargetPort && key.Port.Name == "" && key.Port.Number > 0 {
+		// Not memoised: ExternalName Services never are.
+		lb, _ := b.buildPort(objs, corev1.ServicePort{Port: key.Port.Number, TargetPort: intstr.FromInt32(key.Port.Number), Protocol: corev1.ProtocolTCP})
+		return lb
+	}
 	if i < 0 {
 		return LoadBalancer{Err: fmt.Errorf("service %s/%s has no port %s", namespace, name, portString(key.Port))}
 	}
@@ -118,8 +129,13 @@ func (b *LBEnv) Build(objs *ServiceObjects, key PortKey) LoadBalancer {
 // building nothing, when the load balancer is made of the Nodes and b
 // has none.
 func (b *LBEnv) BuildPort(objs *ServiceObjects, i int) (LoadBalancer, bool) {
+	return b.buildPort(objs, objs.Service.Spec.Ports[i])
+}
+
+// buildPort is BuildPort of portSpec, a port of objs.Service or, for an
+// ExternalName Service, one its backend names.
+func (b *LBEnv) buildPort(objs *ServiceObjects, portSpec corev1.ServicePort) (LoadBalancer, bool) {
 	svc := objs.Service
-	portSpec := svc.Spec.Ports[i]
 	annotations := svc.Annotations
 	if b.Options.BareServices {
 		annotations = nil
@@ -178,7 +194,11 @@ func (b *LBEnv) BuildPort(objs *ServiceObjects, i int) (LoadBalancer, bool) {
 			out.Err = fmt.Errorf("service %s/%s: externalName %s is %s: never used as a server", svc.Namespace, svc.Name, excerpt.Quote(svc.Spec.ExternalName), reason)
 			return out, true
 		}
-		lb.Servers = []dynamic.Server{{URL: serverURL(scheme, svc.Spec.ExternalName, portSpec.Port)}}
+		port := portSpec.Port
+		if tp := portSpec.TargetPort; b.Options.ExternalNameTargetPort && tp.Type == intstr.Int && tp.IntVal > 0 {
+			port = tp.IntVal
+		}
+		lb.Servers = []dynamic.Server{{URL: serverURL(scheme, svc.Spec.ExternalName, port)}}
 	case nativeLB:
 		lb.Servers, err = clusterIPServers(svc, portSpec, scheme)
 	default:

@@ -79,7 +79,7 @@ func CompareRouters(a, b *Router) int {
 // DefaultCandidate is a part's spec.defaultBackend. Whether it is used
 // depends on the other Ingresses (the oldest usable one wins).
 type DefaultCandidate struct {
-	Router  *dynamic.Router // nil when the backend cannot be used
+	Router *dynamic.Router // nil when the backend cannot be used
 	// Service is the default backend's service; nil when Router sends to
 	// a service of the part (derived by annotations).
 	Service *dynamic.Service
