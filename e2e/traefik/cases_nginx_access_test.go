@@ -279,9 +279,9 @@ var nginxLimits = Case{
 // POST, GET", "should set cors max-age", "should expose headers for
 // cors", "should disable cors allow credentials"). Differences: Traefik
 // answers a preflight itself with 200 (nginx: 204) and joins list values
-// with "," (nginx: ", "); with the origin "*" the answer has no
-// Access-Control-Allow-Credentials (nginx sends "true" with "*", which
-// browsers refuse anyway); an origin list adds Vary: Origin.
+// with "," (nginx: ", "); an origin list adds Vary: Origin. With the
+// origin "*", Access-Control-Allow-Credentials: true comes with "*", on
+// answers and preflights, as nginx sends it (browsers refuse it).
 var nginxCORS = Case{
 	Name: "nginx-cors",
 	Manifests: `
@@ -295,17 +295,17 @@ var nginxCORS = Case{
 		nginxIngress("no-credentials", "no-credentials.{{ .Host }}", "/", "app", "",
 			"enable-cors", "true", "cors-allow-origin", "https://origin.cors.com", "cors-allow-credentials", "false"),
 	Requests: []Request{
-		{URL: "/", Backend: "nginx-cors-app", Headers: map[string]string{"Access-Control-Allow-Origin": "*"},
-			NoHeaders: []string{"Access-Control-Allow-Credentials"}},
+		{URL: "/", Backend: "nginx-cors-app", Headers: map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Credentials": "true"}},
 		{URL: "/", Header: map[string]string{"Origin": "https://anyone.example"}, Backend: "nginx-cors-app",
 			Headers: map[string]string{"Access-Control-Allow-Origin": "*"}},
 		{Method: http.MethodOptions, URL: "/", Status: 200, NoHeaders: []string{echoBackendHeader},
 			Header: map[string]string{"Origin": "https://anyone.example", "Access-Control-Request-Method": "PUT"},
 			Headers: map[string]string{
-				"Access-Control-Allow-Origin":  "*",
-				"Access-Control-Allow-Methods": "GET,PUT,POST,DELETE,PATCH,OPTIONS",
-				"Access-Control-Allow-Headers": "DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization",
-				"Access-Control-Max-Age":       "1728000",
+				"Access-Control-Allow-Origin":      "*",
+				"Access-Control-Allow-Credentials": "true",
+				"Access-Control-Allow-Methods":     "GET,PUT,POST,DELETE,PATCH,OPTIONS",
+				"Access-Control-Allow-Headers":     "DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization",
+				"Access-Control-Max-Age":           "1728000",
 			}},
 		// An OPTIONS that is no preflight goes to the backend.
 		{Method: http.MethodOptions, URL: "/", Backend: "nginx-cors-app"},

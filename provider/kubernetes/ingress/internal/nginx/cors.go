@@ -49,10 +49,12 @@ var (
 //     Access-Control-Request-Method) with 200, nginx with 204; nginx
 //     answers every OPTIONS request itself, Traefik sends the other ones
 //     to the backend;
-//   - with the origin "*" and credentials allowed, nginx sends "*" (which
-//     browsers refuse for credentialed requests) while Traefik would echo
-//     any origin and allow its credentials: credentials are left out
-//     instead, which browsers treat as nginx's answer;
+//   - with the origin "*" and credentials allowed, nginx sends "*" and
+//     Access-Control-Allow-Credentials: true (browsers refuse credentials
+//     with "*"), while Traefik's accessControlAllowCredentials would echo
+//     any origin and allow its credentials: the header is added by a
+//     middleware of its own in front (its response headers reach the
+//     preflight answer too), so the answer is nginx's;
 //   - for a list of origins Traefik adds Vary: Origin, so caches keep the
 //     answers of different origins apart.
 //
@@ -133,8 +135,16 @@ func (pc *pathContext) cors() []string {
 	if len(c.expose) > 0 {
 		h["accessControlExposeHeaders"] = c.expose
 	}
+	var names []string
 	if len(c.origins) == 1 && c.origins[0] == "*" {
 		h["accessControlAllowOriginList"] = []string{"*"}
+		if c.credentials {
+			name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors-credentials")
+			pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{
+				"customResponseHeaders": map[string]string{"Access-Control-Allow-Credentials": "true"},
+			}})
+			names = append(names, name)
+		}
 	} else {
 		var exact, patterns []string
 		for _, o := range c.origins {
@@ -157,7 +167,7 @@ func (pc *pathContext) cors() []string {
 	}
 	name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors")
 	pc.addMiddleware(name, dynamic.Middleware{"headers": h})
-	return []string{name}
+	return append(names, name)
 }
 
 // originPattern is the regular expression of an origin with a wildcard
