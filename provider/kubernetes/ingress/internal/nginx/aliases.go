@@ -53,19 +53,26 @@ func parseAliases(v string) ([]string, error) {
 // redirect, when another Ingress has a rule for that name, so it must be
 // translated again when one comes or goes.
 func redirectHosts(ing *netv1.Ingress, hosts []string) []string {
-	annotation := func(name string) string { return ing.Annotations[AnnotationPrefix+name] }
 	add := func(h string) {
 		if h != "" && !slices.Contains(hosts, h) {
 			hosts = append(hosts, h)
 		}
 	}
 	ruleHosts := len(hosts)
-	if www, err := parseBool(annotation("from-to-www-redirect")); err == nil && www {
-		for _, h := range hosts[:ruleHosts] {
-			add(wwwCounterpart(h))
+	// Read for every Ingress the host index adds: an absent annotation
+	// costs no parse.
+	if v := ing.Annotations[AnnotationPrefix+"from-to-www-redirect"]; v != "" {
+		if www, err := parseBool(v); err == nil && www {
+			for _, h := range hosts[:ruleHosts] {
+				add(wwwCounterpart(h))
+			}
 		}
 	}
-	if aliases, err := parseAliases(annotation("server-alias")); err == nil && ruleHosts > 0 {
+	alias := ing.Annotations[AnnotationPrefix+"server-alias"]
+	if alias == "" || ruleHosts == 0 {
+		return hosts
+	}
+	if aliases, err := parseAliases(alias); err == nil {
 		for _, a := range aliases {
 			add(a)
 		}

@@ -132,7 +132,11 @@ func (t *translation) annotationsOf(ing *netv1.Ingress) (*Config, []Problem) {
 
 // isCanary says whether ing is a canary Ingress.
 func isCanary(ing *netv1.Ingress) bool {
-	canary, err := parseBool(ing.Annotations[AnnotationPrefix+"canary"])
+	v := ing.Annotations[AnnotationPrefix+"canary"]
+	if v == "" {
+		return false
+	}
+	canary, err := parseBool(v)
 	return err == nil && canary
 }
 
