@@ -181,8 +181,6 @@ func TestMergeLeavesOutTLSRoutersOfAHostWithTwoOptions(t *testing.T) {
 // them off: its TLS router is left out, and every TLS router of the host
 // names the client-certificate option.
 func TestBothProvidersKeepTheOlderIngresssTLSOption(t *testing.T) {
-	nginxCase, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "nginx", "access-client-cert", "manifests.yaml"))
-	require.NoError(t, err)
 	const tenant = `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
@@ -198,32 +196,8 @@ spec:
       http:
         paths:
           - {path: /zz, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: tenant}
-spec:
-  ports: [{port: 80, targetPort: 8080}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: web-1
-  namespace: tenant
-  labels: {kubernetes.io/service-name: web}
-addressType: IPv4
-ports: [{port: 8080}]
-endpoints:
-  - addresses: [10.0.0.7]
 `
-	dir := t.TempDir()
-	writeFile(t, dir, "nginx.yaml", string(nginxCase))
-	writeFile(t, dir, "tenant.yaml", followClass+"---\n"+tenant)
-	res := run(t, nil, "render", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
-	require.Equal(t, 0, res.code, res.stderr)
-	var conf dynamic.Configuration
-	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf), res.stdout)
-	require.NotNil(t, conf.HTTP)
+	conf, res := renderBothProviders(t, "access-client-cert", tenant)
 	nginxTLS := 0
 	for name, rt := range conf.HTTP.Routers {
 		if rt.TLS == nil || !slices.Contains(rt.TLSHosts(), "secure.example.com") {
@@ -245,8 +219,6 @@ endpoints:
 // one of them are not served, and the errors say why; its other
 // Ingress is served.
 func TestBothProvidersKeepNGINXObjectsToThemselves(t *testing.T) {
-	nginxCase, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "nginx", "backend-tls", "manifests.yaml"))
-	require.NoError(t, err)
 	const tenant = `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
@@ -323,32 +295,8 @@ addressType: IPv4
 ports: [{name: https, port: 8443}]
 endpoints:
   - addresses: [10.9.9.9]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: tenant}
-spec:
-  ports: [{port: 80, targetPort: 8080}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: web-1
-  namespace: tenant
-  labels: {kubernetes.io/service-name: web}
-addressType: IPv4
-ports: [{port: 8080}]
-endpoints:
-  - addresses: [10.0.0.7]
 `
-	dir := t.TempDir()
-	writeFile(t, dir, "nginx.yaml", string(nginxCase))
-	writeFile(t, dir, "tenant.yaml", followClass+"---\n"+tenant)
-	res := run(t, nil, "render", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
-	require.Equal(t, 0, res.code, res.stderr)
-	var conf dynamic.Configuration
-	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf), res.stdout)
-	require.NotNil(t, conf.HTTP)
+	conf, res := renderBothProviders(t, "backend-tls", tenant)
 
 	require.Contains(t, conf.HTTP.ServersTransports, "nginx_shop-mtls_transport", "the nginx Ingress keeps its transport")
 	assert.Contains(t, conf.HTTP.Routers, "tenant-own-own-example", "the tenant's Ingress that names nothing is served")
@@ -382,4 +330,41 @@ endpoints:
 	} {
 		assert.Contains(t, res.stderr, want)
 	}
+}
+
+// tenantWeb is Service web of namespace tenant and its slice.
+const tenantWeb = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: tenant}
+spec:
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  namespace: tenant
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+ports: [{port: 8080}]
+endpoints:
+  - addresses: [10.0.0.7]
+`
+
+// renderBothProviders renders, with both providers, the ingress-nginx
+// fixture case nginxCase (fixtures/nginx) beside tenant's manifests, of
+// class traefik, and Service web of namespace tenant (tenantWeb).
+func renderBothProviders(t *testing.T, nginxCase, tenant string) (*dynamic.Configuration, runResult) {
+	t.Helper()
+	manifests, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "nginx", nginxCase, "manifests.yaml"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	writeFile(t, dir, "nginx.yaml", string(manifests))
+	writeFile(t, dir, "tenant.yaml", followClass+"---\n"+tenant+"---\n"+tenantWeb)
+	res := run(t, nil, "render", "--manifests="+dir, "--providers.kubernetesingress=true", "--providers.kubernetesingressnginx=true")
+	require.Equal(t, 0, res.code, res.stderr)
+	var conf dynamic.Configuration
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf), res.stdout)
+	require.NotNil(t, conf.HTTP)
+	return &conf, res
 }

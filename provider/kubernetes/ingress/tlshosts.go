@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -54,39 +55,46 @@ func tlsOption(pr *translate.Router) (string, bool) {
 	return tls.Options, true
 }
 
+// tlsRouters are the TLS routers of parts, each with the option it names.
+func tlsRouters(parts []*ingressPart) iter.Seq2[*translate.Router, string] {
+	return func(yield func(*translate.Router, string) bool) {
+		for _, p := range parts {
+			for i := range p.Routers {
+				pr := &p.Routers[i]
+				if option, ok := tlsOption(pr); ok && !yield(pr, option) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // checkTLSHosts settles the options of the hosts of the parts, oldest
 // first, for a full assembly: it fills a.tlsHosts and a.tlsOwners, and
 // says which routers are left out (a.tlsSkipped, reported in a.tlsErrs).
 func (a *assembly) checkTLSHosts(served []*ingressPart) {
 	a.tlsHosts, a.tlsSkipped, a.tlsErrs = map[string]*hostTLS{}, nil, nil
 	a.tlsOwners = map[string]dynamic.HostOwner{}
-	for _, p := range served {
-		for i := range p.Routers {
-			pr := &p.Routers[i]
-			option, ok := tlsOption(pr)
-			if !ok {
-				continue
+	for pr, option := range tlsRouters(served) {
+		hosts := pr.Config.TLSHosts()
+		var clash *hostTLS
+		for _, h := range hosts {
+			if t := a.tlsHosts[h]; t != nil && t.option != option {
+				clash, t.conflicted = t, true
 			}
-			hosts := pr.Config.TLSHosts()
-			var clash *hostTLS
-			for _, h := range hosts {
-				if t := a.tlsHosts[h]; t != nil && t.option != option {
-					clash, t.conflicted = t, true
-				}
+		}
+		if clash != nil {
+			a.skipTLSRouter(pr, clash, option)
+			continue
+		}
+		for _, h := range hosts {
+			t := a.tlsHosts[h]
+			if t == nil {
+				t = &hostTLS{option: option, owner: ownerOf(pr)}
+				a.tlsHosts[h] = t
+				a.tlsOwners[h] = t.owner
 			}
-			if clash != nil {
-				a.skipTLSRouter(pr, clash, option)
-				continue
-			}
-			for _, h := range hosts {
-				t := a.tlsHosts[h]
-				if t == nil {
-					t = &hostTLS{option: option, owner: ownerOf(pr)}
-					a.tlsHosts[h] = t
-					a.tlsOwners[h] = t.owner
-				}
-				t.routers++
-			}
+			t.routers++
 		}
 	}
 }
@@ -120,55 +128,42 @@ func optionText(option string) string {
 func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
 	var ownerLeft map[*hostTLS]struct{}
 	owners := map[string]*hostTLS{} // hosts whose owner entry changes; nil: removed
-	for _, p := range olds {
-		for i := range p.Routers {
-			pr := &p.Routers[i]
-			if _, ok := tlsOption(pr); !ok {
-				continue
+	for pr := range tlsRouters(olds) {
+		for _, h := range pr.Config.TLSHosts() {
+			t := a.tlsHosts[h]
+			if t == nil || t.conflicted {
+				return false
 			}
-			for _, h := range pr.Config.TLSHosts() {
-				t := a.tlsHosts[h]
-				if t == nil || t.conflicted {
-					return false
+			if sameOwner(t.owner, ownerOf(pr)) {
+				if ownerLeft == nil {
+					ownerLeft = map[*hostTLS]struct{}{}
 				}
-				if sameOwner(t.owner, ownerOf(pr)) {
-					if ownerLeft == nil {
-						ownerLeft = map[*hostTLS]struct{}{}
-					}
-					ownerLeft[t] = struct{}{}
-				}
-				if t.routers--; t.routers <= 0 {
-					delete(a.tlsHosts, h)
-					owners[h] = nil
-				}
+				ownerLeft[t] = struct{}{}
+			}
+			if t.routers--; t.routers <= 0 {
+				delete(a.tlsHosts, h)
+				owners[h] = nil
 			}
 		}
 	}
-	for _, p := range news {
-		for i := range p.Routers {
-			pr := &p.Routers[i]
-			option, ok := tlsOption(pr)
-			if !ok {
-				continue
-			}
-			for _, h := range pr.Config.TLSHosts() {
-				t := a.tlsHosts[h]
-				switch {
-				case t == nil:
-					t = &hostTLS{option: option, owner: ownerOf(pr), routers: 1}
-					a.tlsHosts[h] = t
+	for pr, option := range tlsRouters(news) {
+		for _, h := range pr.Config.TLSHosts() {
+			t := a.tlsHosts[h]
+			switch {
+			case t == nil:
+				t = &hostTLS{option: option, owner: ownerOf(pr), routers: 1}
+				a.tlsHosts[h] = t
+				owners[h] = t
+			case t.conflicted || t.option != option:
+				return false
+			default:
+				t.routers++
+				o := ownerOf(pr)
+				if sameOwner(o, t.owner) {
+					delete(ownerLeft, t)
+				} else if o.Older(t.owner) {
+					t.owner = o
 					owners[h] = t
-				case t.conflicted || t.option != option:
-					return false
-				default:
-					t.routers++
-					o := ownerOf(pr)
-					if sameOwner(o, t.owner) {
-						delete(ownerLeft, t)
-					} else if o.Older(t.owner) {
-						t.owner = o
-						owners[h] = t
-					}
 				}
 			}
 		}
