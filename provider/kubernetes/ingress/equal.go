@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 
@@ -34,7 +35,7 @@ func sameConfiguration(a, b *dynamic.Configuration) bool {
 			return false
 		}
 	}
-	if !sameEntries(a.HTTP.Middlewares, b.HTTP.Middlewares) || !sameEntries(a.HTTP.ServersTransports, b.HTTP.ServersTransports) {
+	if !sameMiddlewares(a.HTTP.Middlewares, b.HTTP.Middlewares) || !sameEntries(a.HTTP.ServersTransports, b.HTTP.ServersTransports) {
 		return false
 	}
 	// Everything else, by reflection: whatever the schema adds is compared.
@@ -100,4 +101,59 @@ func sameEntries[T any](a, b map[string]*T) bool {
 		}
 	}
 	return true
+}
+
+// sameMiddlewares is sameEntries of middlewares, which are untyped trees
+// (maps, lists and scalars, as the dialects write them): compared
+// without reflection where the tree holds what they write, since a full
+// render of ingress-nginx Ingresses builds every middleware anew.
+func sameMiddlewares(a, b map[string]*dynamic.Middleware) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for name, va := range a {
+		vb, ok := b[name]
+		if !ok || (va != vb && (va == nil || vb == nil || !sameTree(map[string]any(*va), map[string]any(*vb)))) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTree is reflect.DeepEqual of a and b for the values a middleware
+// holds, by their types; any other value is compared by reflection.
+func sameTree(a, b any) bool {
+	switch va := a.(type) {
+	case map[string]any:
+		vb, ok := b.(map[string]any)
+		if !ok || len(va) != len(vb) || (va == nil) != (vb == nil) {
+			return false
+		}
+		for k, x := range va {
+			y, ok := vb[k]
+			if !ok || !sameTree(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		vb, ok := b.([]any)
+		return ok && (va == nil) == (vb == nil) && slices.EqualFunc(va, vb, sameTree)
+	case []string:
+		vb, ok := b.([]string)
+		return ok && (va == nil) == (vb == nil) && slices.Equal(va, vb)
+	case map[string]string:
+		vb, ok := b.(map[string]string)
+		return ok && (va == nil) == (vb == nil) && maps.Equal(va, vb)
+	case string:
+		vb, ok := b.(string)
+		return ok && va == vb
+	case bool:
+		vb, ok := b.(bool)
+		return ok && va == vb
+	case int:
+		vb, ok := b.(int)
+		return ok && va == vb
+	}
+	return reflect.DeepEqual(a, b)
 }

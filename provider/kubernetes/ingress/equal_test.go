@@ -126,3 +126,23 @@ func TestSameRouterCoversEveryField(t *testing.T) {
 	})
 	require.True(t, sameRouter(a, b))
 }
+
+// sameTree agrees with reflect.DeepEqual on the values middlewares hold,
+// nil against empty included, for every pair of a set that differ in one
+// place each.
+func TestSameTreeIsDeepEqual(t *testing.T) {
+	values := []any{
+		nil, "", "a", true, false, 0, 1, int64(1), 1.5,
+		[]string(nil), []string{}, []string{"a"}, []string{"a", "b"},
+		[]any(nil), []any{}, []any{"a"}, []any{"a", 1}, []any{[]string{"a"}},
+		map[string]string(nil), map[string]string{}, map[string]string{"k": "v"}, map[string]string{"k": "w"},
+		map[string]any(nil), map[string]any{}, map[string]any{"k": "v"}, map[string]any{"k": []string{"v"}},
+		map[string]any{"k": map[string]any{"x": true}}, map[string]any{"k": map[string]any{"x": false}},
+		map[string]any{"k": map[string]any{"x": true}, "l": 1}, []int{1},
+	}
+	for _, a := range values {
+		for _, b := range values {
+			require.Equal(t, reflect.DeepEqual(a, b), sameTree(a, b), "%#v and %#v", a, b)
+		}
+	}
+}
