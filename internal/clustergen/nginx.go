@@ -57,6 +57,7 @@ func WithNGINXAnnotations(objs []runtime.Object) []runtime.Object {
 		i++
 	}
 	return append(objs, &netv1.IngressClass{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IngressClass"},
 		ObjectMeta: metav1.ObjectMeta{Name: NGINXClass},
 		Spec:       netv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"},
 	})

@@ -5,6 +5,7 @@
 //	go run ./internal/clustergen/cmd -services 10000 -ipv6 > cluster-ipv6.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -tls > cluster-tls.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -annotations > cluster-annotated.yaml
+//	go run ./internal/clustergen/cmd -services 10000 -nginx > cluster-nginx.yaml
 package main
 
 import (
@@ -22,10 +23,14 @@ func main() {
 	ipv6 := flag.Bool("ipv6", false, "an IPv6-only cluster: IPv6 Services and EndpointSlices")
 	withTLS := flag.Bool("tls", false, "give each Ingress a TLS Secret of its own (RSA 2048 certificates)")
 	annotated := flag.Bool("annotations", false, "give Ingresses and Services the router and service annotations of a Traefik user")
+	nginx := flag.Bool("nginx", false, "make every Ingress one of class nginx (IngressClass of k8s.io/ingress-nginx) with the annotations of an ingress-nginx user")
 	flag.Parse()
 	objs := clustergen.Cluster(*services, *endpoints)
 	if *annotated {
 		clustergen.WithAnnotations(objs)
+	}
+	if *nginx {
+		objs = clustergen.WithNGINXAnnotations(objs)
 	}
 	if *ipv6 {
 		clustergen.ToIPv6(objs)
