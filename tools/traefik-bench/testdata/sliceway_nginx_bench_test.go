@@ -5,14 +5,10 @@ package ingressnginx
 // it is not part of sliceway's build.
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
+	"github.com/traefik/traefik/v3/pkg/slicewaybench"
 )
 
 // BenchmarkSlicewayNGINXCluster times Traefik's ingress-nginx provider
@@ -23,25 +19,7 @@ import (
 // sliceway's BenchmarkNGINXRenderFull does with the same file. Its
 // defaults, no status to publish.
 func BenchmarkSlicewayNGINXCluster(b *testing.B) {
-	path := os.Getenv("SLICEWAY_BENCH_MANIFESTS")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs := fake.NewClientset()
-	decode := scheme.Codecs.UniversalDeserializer().Decode
-	for i, doc := range bytes.Split(data, []byte("\n---\n")) {
-		if len(bytes.TrimSpace(bytes.TrimPrefix(doc, []byte("---")))) == 0 {
-			continue
-		}
-		obj, _, err := decode(doc, nil, nil)
-		if err != nil {
-			b.Fatalf("%s: document %d: %v", path, i, err)
-		}
-		if err := cs.Tracker().Add(obj.(runtime.Object)); err != nil {
-			b.Fatalf("%s: document %d: %v", path, i, err)
-		}
-	}
+	cs := slicewaybench.Clientset(b)
 
 	p := &Provider{}
 	p.SetDefaults()

@@ -1,0 +1,42 @@
+// Package slicewaybench is copied into a copy of Traefik's module by
+// tools/traefik-bench/run, for the benchmarks it adds there: it is not
+// part of sliceway's build.
+package slicewaybench
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Clientset serves the objects of the manifests file
+// SLICEWAY_BENCH_MANIFESTS (written by sliceway's clustergen) through
+// client-go's fake clientset, as sliceway's benchmarks serve the same
+// file.
+func Clientset(b *testing.B) *fake.Clientset {
+	b.Helper()
+	path := os.Getenv("SLICEWAY_BENCH_MANIFESTS")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := fake.NewClientset()
+	decode := scheme.Codecs.UniversalDeserializer().Decode
+	for i, doc := range bytes.Split(data, []byte("\n---\n")) {
+		if len(bytes.TrimSpace(bytes.TrimPrefix(doc, []byte("---")))) == 0 {
+			continue
+		}
+		obj, _, err := decode(doc, nil, nil)
+		if err != nil {
+			b.Fatalf("%s: document %d: %v", path, i, err)
+		}
+		if err := cs.Tracker().Add(obj.(runtime.Object)); err != nil {
+			b.Fatalf("%s: document %d: %v", path, i, err)
+		}
+	}
+	return cs
+}
