@@ -2,8 +2,8 @@ package nginx
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
+	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
 
@@ -18,8 +18,23 @@ import (
 // admission refuses it: none of its paths is served, and it claims no
 // host (it decides nothing for the other Ingresses of its hosts).
 
-// strictPathChars is what a Prefix or Exact path may hold.
-var strictPathChars = regexp.MustCompile(`^/[A-Za-z0-9._/-]*$`)
+// strictPath says whether p is what a Prefix or Exact path may be: a
+// slash, then ASCII letters, digits and / . _ - (ingress-nginx's
+// (?i)^/[[:alnum:]._\-/]*$). The host index asks it of every path on
+// every full render.
+func strictPath(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, c := range []byte(p) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // pathTypeProblem is a path that strict path types refuse.
 type pathTypeProblem struct {
@@ -39,7 +54,7 @@ func (o *Options) pathTypeProblems(ing *netv1.Ingress) []pathTypeProblem {
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
-			if path.Path == "" || isType(path, netv1.PathTypeImplementationSpecific) || strictPathChars.MatchString(path.Path) {
+			if path.Path == "" || isType(path, netv1.PathTypeImplementationSpecific) || strictPath(path.Path) {
 				continue
 			}
 			pathType := "<none>"
