@@ -131,10 +131,15 @@ func (pc *pathContext) aliases() []string {
 // www redirect of the host. The host's TLS option (client certificates)
 // holds for its aliases too, as nginx's server block holds both.
 func (pc *pathContext) extraRouters(base route) {
+	pc.aliasRouters(base)
+	pc.wwwRouters(base.to)
+}
+
+// aliasRouters adds the routers of base on each alias.
+func (pc *pathContext) aliasRouters(base route) {
 	for _, alias := range pc.aliases() {
 		r := pc.hostRoute(alias, base.to)
 		r.plainMws, r.tlsMws = slices.Clone(base.plainMws), slices.Clone(base.tlsMws)
 		pc.routerPair(r)
 	}
-	pc.wwwRouters(base.to)
 }

@@ -38,8 +38,10 @@ func (t *translation) hostDefault(facts hostFacts, host string, db netv1.Ingress
 	}
 	pc := t.pathContext(facts, host, translate.NewPathRef(-1, 0), defaultBackendPath(db))
 	pc.fallback = true
-	pc.key = NamePrefix + translate.RouterKey(t.ing.Namespace, t.ing.Name, host, "") + "_default-backend"
-	pc.serve()
+	pc.key = fallbackKey(t.ing, host)
+	if r, ok := pc.serve(); ok {
+		pc.aliasRouters(r) // nginx's server holds its aliases too
+	}
 }
 
 // defaultBackendService files the problem of a spec.defaultBackend
@@ -63,11 +65,17 @@ func defaultBackendPath(db netv1.IngressBackend) netv1.HTTPIngressPath {
 	return netv1.HTTPIngressPath{Path: "/", PathType: &pathType, Backend: db}
 }
 
-// fallbackRoute is the route of a host's fallback: the host alone, with
-// the lowest priority of the host's paths (a path of length 0).
+// fallbackKey is the router key of the fallback of host.
+func fallbackKey(ing *netv1.Ingress, host string) string {
+	return NamePrefix + translate.RouterKey(ing.Namespace, ing.Name, host, "") + "_default-backend"
+}
+
+// fallbackRoute is the route of a host's fallback (its rule's host or an
+// alias): the host alone, with the lowest priority of the host's paths
+// (a path of length 0).
 func (pc *pathContext) fallbackRoute(host string, to routedService) route {
 	return route{
-		key: pc.key, host: host, rule: translate.HostRule(host),
+		key: fallbackKey(pc.ing, host), host: host, rule: translate.HostRule(host),
 		priority: pathPriority(host, netv1.HTTPIngressPath{}, false, pc.ownerOf(host)),
 		to:       to,
 	}
