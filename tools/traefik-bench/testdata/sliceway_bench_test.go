@@ -8,6 +8,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/traefik/traefik/v3/pkg/config/dynamic"
 	"github.com/traefik/traefik/v3/pkg/slicewaybench"
 )
 
@@ -29,19 +30,5 @@ func BenchmarkSlicewayCluster(b *testing.B) {
 	}
 	p := &Provider{}
 	ctx := context.Background()
-	conf := p.loadConfigurationFromIngresses(ctx, client)
-	servers := 0
-	for _, svc := range conf.HTTP.Services {
-		if svc.LoadBalancer != nil {
-			servers += len(svc.LoadBalancer.Servers)
-		}
-	}
-
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		p.loadConfigurationFromIngresses(ctx, client)
-	}
-	b.ReportMetric(float64(len(conf.HTTP.Routers)), "routers")
-	b.ReportMetric(float64(servers), "servers")
+	slicewaybench.Render(b, func() *dynamic.Configuration { return p.loadConfigurationFromIngresses(ctx, client) })
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/traefik/traefik/v3/pkg/config/dynamic"
 	"github.com/traefik/traefik/v3/pkg/slicewaybench"
 )
 
@@ -33,19 +34,5 @@ func BenchmarkSlicewayNGINXCluster(b *testing.B) {
 	if _, err := p.k8sClient.WatchAll(ctx, "", ""); err != nil {
 		b.Fatal(err)
 	}
-	conf := p.loadConfiguration(ctx)
-	servers := 0
-	for _, svc := range conf.HTTP.Services {
-		if svc.LoadBalancer != nil {
-			servers += len(svc.LoadBalancer.Servers)
-		}
-	}
-
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		p.loadConfiguration(ctx)
-	}
-	b.ReportMetric(float64(len(conf.HTTP.Routers)), "routers")
-	b.ReportMetric(float64(servers), "servers")
+	slicewaybench.Render(b, func() *dynamic.Configuration { return p.loadConfiguration(ctx) })
 }

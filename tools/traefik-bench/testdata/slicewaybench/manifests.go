@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/traefik/traefik/v3/pkg/config/dynamic"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -39,4 +40,25 @@ func Clientset(b *testing.B) *fake.Clientset {
 		}
 	}
 	return cs
+}
+
+// Render times render, a provider building its whole configuration, and
+// reports the routers and servers of what it built, to compare like with
+// like against sliceway's renders of the same manifests.
+func Render(b *testing.B, render func() *dynamic.Configuration) {
+	b.Helper()
+	conf := render()
+	servers := 0
+	for _, svc := range conf.HTTP.Services {
+		if svc.LoadBalancer != nil {
+			servers += len(svc.LoadBalancer.Servers)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		render()
+	}
+	b.ReportMetric(float64(len(conf.HTTP.Routers)), "routers")
+	b.ReportMetric(float64(servers), "servers")
 }
