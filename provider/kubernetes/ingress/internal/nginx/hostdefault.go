@@ -23,7 +23,8 @@ import (
 //     no router matches (defaultbackend.go), the oldest such Ingress's.
 
 // hostDefault serves db as the fallback of host, one of the Ingress's
-// rule hosts, when the Ingress owns it.
+// rule hosts, when the Ingress owns it. db has a Service
+// (defaultBackendService said so).
 func (t *translation) hostDefault(facts hostFacts, host string, db netv1.IngressBackend) {
 	if host == "" {
 		return
@@ -32,9 +33,6 @@ func (t *translation) hostDefault(facts hostFacts, host string, db netv1.Ingress
 		t.p.Problem("spec.defaultBackend", translate.SeverityWarning, fmt.Errorf(
 			"not the fallback of host %q: that is Ingress %s/%s's, the host's oldest, as ingress-nginx keeps the first Ingress's server", host, o.Namespace, o.Name))
 		return
-	}
-	if db.Service == nil {
-		return // filed once by defaultBackendService
 	}
 	pc := t.pathContext(facts, host, translate.NewPathRef(-1, 0), defaultBackendPath(db))
 	pc.fallback = true
