@@ -180,11 +180,11 @@ func TestRenderBadInput(t *testing.T) {
 	good := writeFile(t, dir, "good.yaml", oneIngress)
 
 	t.Run("a broken document names the file and document; the rest is rendered; exit 1", func(t *testing.T) {
-		bad := writeFile(t, dir, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nkind: [unclosed\n")
+		bad := writeFile(t, dir, "bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n---\nkind: [unclosed\n")
 		res := run(t, nil, "render", "--manifests="+good+","+bad)
 		assert.Equal(t, 1, res.code)
 		assert.Contains(t, res.stderr, "document=2 file="+bad)
-		assert.Contains(t, res.stderr, "v1 ConfigMap is not used, skipped")
+		assert.Contains(t, res.stderr, "v1 Pod is not used, skipped")
 		assert.Contains(t, res.stdout, "shop-web-web-example-app")
 		assert.NotContains(t, res.stderr, "goroutine ", "no stack trace")
 	})

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -20,7 +18,6 @@ import (
 	netlisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -79,6 +76,9 @@ type Client struct {
 	onDenied func(AccessDenied)
 	whoami   sync.Once // the SelfSubjectReview that names user
 	user     string
+	// configMaps watches the ConfigMap the dialect reads; nil when it
+	// reads none.
+	configMaps *configMapWatch
 
 	mu    sync.Mutex
 	nodes corelisters.NodeLister // nil until nodes are watched
@@ -157,6 +157,11 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	c.classes = classInformer.Lister()
 	if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer(), nil, nil); err != nil {
 		return nil, err
+	}
+	if ns, name := d.configMap(); name != "" {
+		if err := c.watchConfigMap(cs, ns, name); err != nil {
+			return nil, err
+		}
 	}
 	if opts.WatchNodes {
 		if _, err := c.addNodeInformer(); err != nil {
@@ -304,6 +309,9 @@ func (c *Client) Start(ctx context.Context) {
 		ns.factory.Start(ctx.Done())
 	}
 	c.cluster.Start(ctx.Done())
+	if c.configMaps != nil {
+		c.configMaps.factory.Start(ctx.Done())
+	}
 	c.started.Add(1)
 	go func() {
 		defer c.started.Done()
@@ -327,6 +335,9 @@ func (c *Client) Shutdown() {
 		ns.secretFactory.Shutdown()
 	}
 	c.cluster.Shutdown()
+	if c.configMaps != nil {
+		c.configMaps.factory.Shutdown()
+	}
 }
 
 // WaitForSync waits until every informer has listed its resource, or until
@@ -359,119 +370,6 @@ func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration)
 		errs = append(errs, fmt.Errorf("cannot list %s %s: %s", s.resource, s.where(), reason))
 	}
 	return errors.Join(errs...)
-}
-
-// Snapshot returns a read-only view of the informer caches.
-func (c *Client) Snapshot() Snapshot { return listerSnapshot{c} }
-
-type listerSnapshot struct{ c *Client }
-
-func (s listerSnapshot) space(ns string) *namespaceInformers {
-	if s.c.all {
-		return s.c.spaces[metav1.NamespaceAll]
-	}
-	return s.c.spaces[ns]
-}
-
-// Ingresses lists the watched Ingresses: those the client planned, else
-// those of its listers. The server already filtered by the selector; it
-// is checked again so a client that ignores selectors cannot widen the
-// set.
-func (s listerSnapshot) Ingresses() []*netv1.Ingress {
-	var out []*netv1.Ingress
-	if s.c.plans != nil {
-		for _, pl := range s.plans() {
-			out = append(out, pl.Ingress)
-		}
-		return out
-	}
-	for _, ns := range s.c.spaces {
-		list, _ := ns.ingresses.List(s.c.selector)
-		out = append(out, list...)
-	}
-	return out
-}
-
-// plan is the client's plan of ing, nil when it has none.
-func (s listerSnapshot) plan(ing *netv1.Ingress) *translate.Plan {
-	if s.c.plans == nil {
-		return nil
-	}
-	return s.c.plans.plan(ing)
-}
-
-// plans are the client's plans of the Ingresses the selector matches; nil
-// when it makes none.
-func (s listerSnapshot) plans() []*translate.Plan {
-	if s.c.plans == nil {
-		return nil
-	}
-	everything := s.c.selector.Empty()
-	return s.c.plans.list(func(ing *netv1.Ingress) bool { return everything || s.c.selector.Matches(labels.Set(ing.Labels)) })
-}
-
-// Ingress returns one watched Ingress (nil when there is none, or when it
-// does not match the label selector): what an incremental render reads.
-func (s listerSnapshot) Ingress(namespace, name string) *netv1.Ingress {
-	ns := s.space(namespace)
-	if ns == nil {
-		return nil
-	}
-	ing, err := ns.ingresses.Ingresses(namespace).Get(name)
-	if err != nil || !s.c.selector.Matches(labels.Set(ing.Labels)) {
-		return nil
-	}
-	return ing
-}
-
-func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {
-	list, _ := s.c.classes.List(labels.Everything())
-	return list
-}
-
-func (s listerSnapshot) Service(namespace, name string) *corev1.Service {
-	if o := s.c.index.get(translate.Key{Namespace: namespace, Name: name}); o != nil {
-		return o.Service
-	}
-	return nil
-}
-
-// EndpointSlices returns the slices of the Service, sorted by name; the
-// list is shared and must not be modified.
-func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1.EndpointSlice {
-	if o := s.c.index.get(translate.Key{Namespace: namespace, Name: service}); o != nil {
-		return o.Slices
-	}
-	return nil
-}
-
-func (s listerSnapshot) serviceObjects(key translate.Key) *translate.ServiceObjects {
-	return s.c.index.get(key)
-}
-
-func (s listerSnapshot) lbOptions() *translate.LBOptions { return s.c.index.options() }
-
-func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
-	ns := s.space(namespace)
-	if ns == nil {
-		return nil
-	}
-	secret, err := ns.secrets.Secrets(namespace).Get(name)
-	if err != nil {
-		return nil
-	}
-	return secret
-}
-
-func (s listerSnapshot) Nodes() []*corev1.Node {
-	s.c.mu.Lock()
-	nodes := s.c.nodes
-	s.c.mu.Unlock()
-	if nodes == nil {
-		return nil
-	}
-	list, _ := nodes.List(labels.Everything())
-	return list
 }
 
 // RenderOnce starts informers on cs, waits for them to sync and translates

@@ -32,6 +32,14 @@ type dialect interface {
 	// secretKeys are the Secrets (namespace/name) an Ingress names, whose
 	// data the Secret cache keeps; nil for a nil Ingress.
 	secretKeys(ing *netv1.Ingress) []string
+	// settings reads what of snap every part depends on besides the
+	// classes (ingress-nginx's controller ConfigMap): the dialect a full
+	// render translates with (prev, the last render's, when nothing of
+	// it changed) and the problems of those objects.
+	settings(snap Snapshot, prev dialect) (dialect, []*ObjectError)
+	// configMap is the ConfigMap the dialect reads (namespace and name),
+	// which the client watches; "" when none.
+	configMap() (namespace, name string)
 	// plansByClient says whether the client's index should plan each
 	// Ingress as it arrives (translate.PlanIngress), which only the
 	// Traefik-style dialect reads.
@@ -72,6 +80,10 @@ func (traefikDialect) defaults() defaultNames {
 }
 
 func (traefikDialect) plansByClient() bool { return true }
+
+func (d traefikDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { return d, nil }
+
+func (traefikDialect) configMap() (string, string) { return "", "" }
 
 func (traefikDialect) keep() k8s.Keep { return k8s.TraefikKeep }
 

@@ -9,13 +9,14 @@ import (
 
 // collectErrors returns the problems of the current state: the previous
 // list while nothing that reports changed, else those of this proxy's
-// Node, the assembly, every part and every entry in use, sorted.
+// Node, the dialect's settings, the assembly, every part and every entry
+// in use, sorted.
 func (r *Renderer) collectErrors() []*ObjectError {
 	if r.res != nil && !r.st.errsDirty && !r.asm.dirty {
 		return r.res.Errors
 	}
 	r.st.errsDirty, r.asm.dirty = false, false
-	errs := slices.Concat(r.loc.Errs, r.asm.errors())
+	errs := slices.Concat(r.loc.Errs, r.settingErrs, r.asm.errors())
 	for p := range r.st.errParts {
 		errs = append(errs, p.Errs...)
 	}

@@ -38,6 +38,7 @@ type NGINXProvider struct {
 	// Both loosen a refusal that closes an Ingress; they are for an
 	// operator who has looked at what the tenants wrote, never defaults.
 	DropSnippets     bool     `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
+	ConfigMap        string   `description:"The controller's ConfigMap (namespace/name, ingress-nginx's --configmap), read and followed live: its defaults (ssl-redirect, timeouts, proxy-body-size, source ranges, hsts) and global settings (block-cidrs, global-auth-url) apply to every Ingress as in ingress-nginx; a key that may keep clients out and cannot be honoured, or a missing ConfigMap, makes every path answer 403. Empty: none is read, ingress-nginx's defaults." json:"configMap,omitempty" toml:"configMap,omitempty" yaml:"configMap,omitempty" export:"true"`
 	AllowedAuthHosts []string `description:"Hosts that auth-url and auth-signin may name although they are loopback, link-local, unspecified, localhost or a numeric spelling of an address (refused otherwise, and the paths answer 403): host names or IP addresses, matched exactly against the URL's host, e.g. 127.0.0.1 for an auth service beside Traefik in its pod." json:"allowedAuthHosts,omitempty" toml:"allowedAuthHosts,omitempty" yaml:"allowedAuthHosts,omitempty" export:"true"`
 }
 
@@ -60,6 +61,11 @@ func (p *NGINXProvider) Validate() error {
 	if strings.TrimSpace(p.ControllerClass) == "" {
 		return errors.New("controllerClass: must not be empty")
 	}
+	if p.ConfigMap != "" {
+		if err := checkObjectRef(p.ConfigMap); err != nil {
+			return fmt.Errorf("configMap: %w", err)
+		}
+	}
 	if err := nginx.CheckAuthHosts(p.AllowedAuthHosts); err != nil {
 		return fmt.Errorf("allowedAuthHosts: %w", err)
 	}
@@ -79,7 +85,7 @@ func (p *NGINXProvider) Init() error {
 		AllowCrossNamespace: p.AllowCrossNamespaceSecrets,
 		DropSnippets:        p.DropSnippets,
 		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
-	}}
+	}, configMapRef: p.ConfigMap}
 	return p.Provider.Init()
 }
 
@@ -94,6 +100,10 @@ func (p *NGINXProvider) Provide(ctx context.Context, out chan<- dynamic.Message)
 // nginxDialect is the ingress-nginx translation (package nginx).
 type nginxDialect struct {
 	opts nginx.Options
+	// configMapRef is the controller's ConfigMap (namespace/name), ""
+	// when none is read; opts.Controller is what it said at the last
+	// full render.
+	configMapRef string
 }
 
 func (*nginxDialect) name() string { return NGINXProviderName }

@@ -194,8 +194,8 @@ func (p *Provider) Validate() error {
 			return fmt.Errorf("ingressEndpoint.ip %q: not an IP address", e.IP)
 		}
 		if e.PublishedService != "" {
-			if ns, name, ok := strings.Cut(e.PublishedService, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-				return fmt.Errorf("ingressEndpoint.publishedService %q: must be namespace/name", e.PublishedService)
+			if err := checkObjectRef(e.PublishedService); err != nil {
+				return fmt.Errorf("ingressEndpoint.publishedService: %w", err)
 			}
 		}
 	}
@@ -206,6 +206,14 @@ func (p *Provider) Validate() error {
 		if l.LeaseDuration <= l.RenewDeadline || l.RenewDeadline <= l.RetryPeriod || l.RetryPeriod <= 0 {
 			return errors.New("leaderElection: leaseDuration must exceed renewDeadline, which must exceed retryPeriod (> 0)")
 		}
+	}
+	return nil
+}
+
+// checkObjectRef checks a reference to a namespaced object, namespace/name.
+func checkObjectRef(ref string) error {
+	if ns, name, ok := strings.Cut(ref, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%q: must be namespace/name", ref)
 	}
 	return nil
 }

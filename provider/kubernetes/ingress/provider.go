@@ -324,6 +324,8 @@ func lowerKind(kind string) string {
 		return "endpointslice"
 	case "IngressClass":
 		return "ingressclass"
+	case "ConfigMap":
+		return "configmap"
 	}
 	b := []byte(kind)
 	if len(b) > 0 && b[0] >= 'A' && b[0] <= 'Z' {

@@ -21,10 +21,14 @@ import (
 //
 // A Renderer is not safe for concurrent use; Changes is.
 type Renderer struct {
-	opts     *Provider
-	dialect  dialect
-	planOpts translate.PlanOptions
-	lbOpts   *translate.LBOptions
+	opts *Provider
+	// base is the options' dialect; dialect is the one the last full
+	// render configured from base and the cluster-wide objects it reads
+	// (dialect.settings), with their problems in settingErrs.
+	base, dialect dialect
+	settingErrs   []*ObjectError
+	planOpts      translate.PlanOptions
+	lbOpts        *translate.LBOptions
 	// Memos of what annotations decoded into and of checked certificates,
 	// kept across renders.
 	memos translate.Memos
@@ -44,7 +48,7 @@ type Renderer struct {
 // while it is used.
 func NewRenderer(opts *Provider) *Renderer {
 	d := dialectOf(opts)
-	r := &Renderer{opts: opts, dialect: d, planOpts: newPlanOptions(opts), lbOpts: newLBOptions(opts), st: newRenderState(0)}
+	r := &Renderer{opts: opts, base: d, dialect: d, planOpts: newPlanOptions(opts), lbOpts: newLBOptions(opts), st: newRenderState(0)}
 	r.asm.names = d.defaults()
 	return r
 }
@@ -133,6 +137,7 @@ func (r *Renderer) incrementalOrFull(snap Snapshot, getter ingressGetter, set ch
 func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
+	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
 	r.classes = r.dialect.classes(snap)
 	ings, plans := ingressesByKey(snap)
 	prevEntries := r.st.entries

@@ -23,6 +23,14 @@ import (
 // in memory does.
 type plainSnapshot struct{ Snapshot }
 
+// ConfigMap is not a memo: it is what the snapshot holds.
+func (s plainSnapshot) ConfigMap(namespace, name string) *corev1.ConfigMap {
+	if r, ok := s.Snapshot.(configMapReader); ok {
+		return r.ConfigMap(namespace, name)
+	}
+	return nil
+}
+
 // referenceRender renders snap in full through the client's snapshot
 // kind and through a plainSnapshot, fails the test unless both give the
 // same result, and returns it: the reference an incremental render must

@@ -55,6 +55,9 @@ func Changed(old, new any) bool {
 	case *corev1.Node:
 		n, ok := new.(*corev1.Node)
 		return !ok || nodeChanged(o, n)
+	case *corev1.ConfigMap:
+		n, ok := new.(*corev1.ConfigMap)
+		return !ok || !maps.Equal(o.Data, n.Data)
 	}
 	return true
 }

@@ -235,6 +235,29 @@ func TestChangedSecret(t *testing.T) {
 	runChangeCases(t, testSecret, withCommon(cases, func(s S) *metav1.ObjectMeta { return &s.ObjectMeta }))
 }
 
+// The ingress-nginx controller's ConfigMap: its data is all the dialect reads.
+func TestChangedConfigMap(t *testing.T) {
+	type C = *corev1.ConfigMap
+	fresh := func() C {
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx-controller", Namespace: "ingress-nginx", ResourceVersion: "1",
+				Labels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}},
+			Data: map[string]string{"ssl-redirect": "false", "block-cidrs": "10.0.0.0/8"},
+		}
+	}
+	cases := []changeCase[C]{
+		{"value", func(c C) { c.Data["ssl-redirect"] = "true" }, true},
+		{"key added", func(c C) { c.Data["hsts"] = "false" }, true},
+		{"key removed", func(c C) { delete(c.Data, "block-cidrs") }, true},
+		{"data removed", func(c C) { c.Data = nil }, true},
+
+		{"labels", func(c C) { c.Labels["helm.sh/chart"] = "ingress-nginx-4.15.1" }, false},
+		{"binary data", func(c C) { c.BinaryData = map[string][]byte{"x": {1}} }, false},
+		{"same data in a new map", func(c C) { c.Data = fresh().Data }, false},
+	}
+	runChangeCases(t, fresh, withCommon(cases, func(c C) *metav1.ObjectMeta { return &c.ObjectMeta }))
+}
+
 func TestChangedNode(t *testing.T) {
 	type N = *corev1.Node
 	cases := []changeCase[N]{
@@ -285,8 +308,8 @@ func TestChangedMismatchedAndUnknownKinds(t *testing.T) {
 		}
 	}
 
-	configMap := func() *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "shop", ResourceVersion: "1"}}
+	configMap := func() *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "shop", ResourceVersion: "1"}}
 	}
 	for _, tc := range []struct {
 		name     string

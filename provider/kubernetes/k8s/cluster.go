@@ -24,6 +24,7 @@ var UsedKinds = []schema.GroupVersionKind{
 	corev1.SchemeGroupVersion.WithKind("Secret"),
 	corev1.SchemeGroupVersion.WithKind("Node"),
 	corev1.SchemeGroupVersion.WithKind("Namespace"),
+	corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 	discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"),
 }
 

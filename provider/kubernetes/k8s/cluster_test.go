@@ -212,6 +212,7 @@ func TestIsUsedKind(t *testing.T) {
 		{Group: "", Version: "v1", Kind: "Secret"},
 		{Group: "", Version: "v1", Kind: "Node"},
 		{Group: "", Version: "v1", Kind: "Namespace"},
+		{Group: "", Version: "v1", Kind: "ConfigMap"}, // the ingress-nginx controller's
 		{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"},
 	}
 	for _, gvk := range used {
@@ -221,7 +222,6 @@ func TestIsUsedKind(t *testing.T) {
 		{},
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "", Version: "v1", Kind: "Endpoints"},
-		{Group: "", Version: "v1", Kind: "ConfigMap"},
 		{Group: "", Version: "v1", Kind: "Pod"},
 		{Group: "networking.k8s.io", Version: "v1beta1", Kind: "Ingress"},
 		{Group: "extensions", Version: "v1beta1", Kind: "Ingress"},

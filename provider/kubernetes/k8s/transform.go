@@ -115,6 +115,10 @@ func (k Keep) Transform(obj any) (any, error) {
 		if len(o.Data) == 0 {
 			o.Data = nil
 		}
+	case *corev1.ConfigMap:
+		// The controller's ConfigMap: its data only.
+		trimMeta(&o.ObjectMeta)
+		o.Labels, o.Annotations, o.BinaryData = nil, nil, nil
 	case *corev1.Node:
 		return &corev1.Node{
 			TypeMeta: o.TypeMeta,

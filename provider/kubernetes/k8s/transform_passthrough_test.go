@@ -21,7 +21,7 @@ func TestTransformPassesOtherObjectsThrough(t *testing.T) {
 	}{
 		{"tombstone", cache.DeletedFinalStateUnknown{Key: "shop/web-1", Obj: slice.DeepCopy()}},
 		{"tombstone of a Node", cache.DeletedFinalStateUnknown{Key: "node-a", Obj: &corev1.Node{ObjectMeta: fatMeta("node-a", "")}}},
-		{"unknown kind", &corev1.ConfigMap{ObjectMeta: fatMeta("c", "shop"), Data: map[string]string{"a": "b"}}},
+		{"unknown kind", &corev1.Pod{ObjectMeta: fatMeta("c", "shop"), Spec: corev1.PodSpec{NodeName: "n"}}},
 		{"nil", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

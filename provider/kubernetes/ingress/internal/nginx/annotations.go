@@ -222,6 +222,7 @@ func (c *Config) setDefaults() {
 	c.Paths.setDefaults()
 	c.Backend.setDefaults()
 	c.Access.setDefaults()
+	c.setControllerDefaults(c.opts.controller())
 }
 
 // The readers of annotation values, as ingress-nginx reads them.

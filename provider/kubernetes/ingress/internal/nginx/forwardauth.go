@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -17,6 +18,9 @@ type forwardAuthConfig struct {
 	responseHeaders []string
 	signin          string
 	requestRedirect string
+	// noGlobal: enable-global-auth "false", the ConfigMap's global
+	// authentication is not asked.
+	noGlobal bool
 }
 
 // External authentication is Traefik's forwardAuth. Differences:
@@ -53,15 +57,9 @@ var forwardAuthAnnotations = []annotation{
 		}
 		return nil
 	}},
-	{name: "auth-response-headers", access: true, parse: func(v string, c *Config) error {
-		headers := parseList(v)
-		for _, h := range headers {
-			if !headerName.MatchString(h) {
-				return errors.New("must be a comma-separated list of header names (letters, digits, _ and -)")
-			}
-		}
-		c.Access.Forward.responseHeaders = headers
-		return nil
+	{name: "auth-response-headers", access: true, parse: func(v string, c *Config) (err error) {
+		c.Access.Forward.responseHeaders, err = parseHeaderNames(v)
+		return
 	}},
 	// Not an access annotation: without it a refused client gets the auth
 	// service's 401 rather than a redirect. A host it may not name closes
@@ -71,13 +69,16 @@ var forwardAuthAnnotations = []annotation{
 		c.Access.Forward.signin, err = parseAuthURL(v, c.opts, "it is never a sign-in page: refused clients would be sent to their own machine or network")
 		return
 	}},
-	{name: "auth-request-redirect", parse: func(v string, c *Config) error {
-		v = strings.TrimSpace(v)
-		if strings.ContainsAny(v, "$\r\n") {
-			return errors.New("must not hold nginx variables ($...) or line breaks: Traefik has none")
-		}
-		c.Access.Forward.requestRedirect = v
-		return nil
+	{name: "auth-request-redirect", parse: func(v string, c *Config) (err error) {
+		c.Access.Forward.requestRedirect, err = parseRequestRedirect(v)
+		return
+	}},
+	// Only turns the ConfigMap's global authentication off (an Ingress
+	// cannot turn it on where it has its own auth-url).
+	{name: "enable-global-auth", parse: func(v string, c *Config) error {
+		on, err := parseBool(v)
+		c.Access.Forward.noGlobal = err == nil && !on
+		return err
 	}},
 	// The headers a ConfigMap lists may be what the auth service decides
 	// by: without them it might let in what it would keep out.
@@ -104,9 +105,32 @@ func ignoredAuth(why string) func(string, *Config) error {
 
 var headerName = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
 
+// parseHeaderNames reads a comma-separated list of header names.
+func parseHeaderNames(v string) ([]string, error) {
+	headers := parseList(v)
+	for _, h := range headers {
+		if !headerName.MatchString(h) {
+			return nil, errors.New("must be a comma-separated list of header names (letters, digits, _ and -)")
+		}
+	}
+	return headers, nil
+}
+
+// parseRequestRedirect reads the value of the X-Auth-Request-Redirect
+// header.
+func parseRequestRedirect(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if strings.ContainsAny(v, "$\r\n") {
+		return "", errors.New("must not hold nginx variables ($...) or line breaks: Traefik has none")
+	}
+	return v, nil
+}
+
 // parseAuthURL reads an absolute http or https URL without nginx
 // variables, whose host o allows (authhost.go; role says why such a host
-// cannot be the annotation's, and the refusal closes the Ingress).
+// cannot be the annotation's, and the refusal closes the Ingress). An
+// empty role is the operator's own URL (the ConfigMap's), whose host is
+// not checked: it may well be an auth service beside Traefik.
 func parseAuthURL(v string, o *Options, role string) (string, error) {
 	v = strings.TrimSpace(v)
 	if strings.Contains(v, "$") {
@@ -120,6 +144,9 @@ func parseAuthURL(v string, o *Options, role string) (string, error) {
 	// Traefik would ask it and answer 500 to every request.
 	if h := u.Hostname(); h == "" || strings.Contains(h, "..") || strings.HasPrefix(h, ".") {
 		return "", errors.New("must be an absolute http or https URL with a valid host")
+	}
+	if role == "" {
+		return v, nil
 	}
 	if err := o.checkAuthHost(u.Hostname()); err != nil {
 		return "", closingError{err: fmt.Errorf("%w; %s; allowedAuthHosts lists hosts allowed anyway", err, role)}
@@ -136,17 +163,27 @@ const authMaxResponseBody = 64 << 10
 // forwardAuth is the path's forwardAuth middleware (after the header of
 // auth-request-redirect). It needs nothing but the annotations, so it
 // is always built.
+//
+// Without an auth-url of its own, the path asks the ConfigMap's global
+// authentication, unless the Ingress turns it off (enable-global-auth)
+// or the path is one no-auth-locations names; those middlewares are the
+// same for every Ingress, and shared.
 func (pc *pathContext) forwardAuth() ([]string, bool) {
 	f := &pc.cfg.Access.Forward
+	if f.url == "" && (f.signin != "" || f.responseHeaders != nil) {
+		pc.annotationProblem("auth-url", translate.SeverityWarning, errors.New("auth-signin and auth-response-headers need auth-url: ignored without it"))
+	}
+	name := func(suffix string) string { return ingressName(pc.ing.Namespace, pc.ing.Name, suffix) }
+	ctl := pc.opts.controller()
+	if g := ctl.globalAuth(f); g != nil && !slices.Contains(ctl.NoAuthLocations, pc.path.Path) {
+		f, name = g, controllerName
+	}
 	if f.url == "" {
-		if f.signin != "" || f.responseHeaders != nil {
-			pc.annotationProblem("auth-url", translate.SeverityWarning, errors.New("auth-signin and auth-response-headers need auth-url: ignored without it"))
-		}
 		return nil, true
 	}
 	var names []string
 	if f.requestRedirect != "" {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "auth-request-redirect")
+		name := name("auth-request-redirect")
 		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{
 			"customRequestHeaders": map[string]string{"X-Auth-Request-Redirect": f.requestRedirect},
 		}})
@@ -159,7 +196,7 @@ func (pc *pathContext) forwardAuth() ([]string, bool) {
 	if f.signin != "" {
 		mw["authSigninURL"] = f.signin
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "forward-auth")
-	pc.addMiddleware(name, dynamic.Middleware{"forwardAuth": mw})
-	return append(names, name), true
+	auth := name("forward-auth")
+	pc.addMiddleware(auth, dynamic.Middleware{"forwardAuth": mw})
+	return append(names, auth), true
 }

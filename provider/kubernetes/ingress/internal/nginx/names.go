@@ -29,3 +29,9 @@ func serviceName(key translate.PortKey) string { return NamePrefix + key.Service
 func ingressName(namespace, name, suffix string) string {
 	return NamePrefix + translate.Normalize(namespace+"-"+name) + "_" + suffix
 }
+
+// controllerName is the name of something the controller's ConfigMap
+// defines for every Ingress (its HSTS header, its global
+// authentication), suffix saying what. No Ingress's name has this form:
+// theirs hold a dash between namespace and name.
+func controllerName(suffix string) string { return NamePrefix + "configmap_" + suffix }

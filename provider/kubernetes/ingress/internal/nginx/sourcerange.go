@@ -14,9 +14,11 @@ import (
 // sourceRangeConfig is what the source range annotations say: the
 // client addresses allowed (allowlist-source-range, or its older name
 // whitelist-source-range when it is not given, as ingress-nginx reads
-// the alias) and those denied.
+// the alias) and those denied. whitelist and deny start as the
+// ConfigMap's defaults; block is the ConfigMap's block-cidrs, denied
+// whatever the annotations say.
 type sourceRangeConfig struct {
-	allow, whitelist, deny []netip.Prefix
+	allow, whitelist, deny, block []netip.Prefix
 }
 
 // maxSourceRanges bounds a source range list, so that the complement of
@@ -93,13 +95,17 @@ func (pc *pathContext) sourceRanges() []string {
 	if allow == nil {
 		allow = r.whitelist
 	}
-	if allow == nil && r.deny == nil {
+	deny := r.deny
+	if r.block != nil {
+		deny = slices.Concat(r.deny, r.block)
+	}
+	if allow == nil && deny == nil {
 		return nil
 	}
 	if allow == nil {
 		allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
 	}
-	kept := subtractRanges(allow, r.deny)
+	kept := subtractRanges(allow, deny)
 	out := make([]string, len(kept))
 	for i, p := range kept {
 		out[i] = p.String()

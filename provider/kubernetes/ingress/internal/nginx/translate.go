@@ -37,6 +37,9 @@ type Options struct {
 	// unspecified, localhost, numeric spellings): matched against the
 	// URL's host as written, whatever its case.
 	AllowedAuthHosts []string
+	// Controller is what the controller's ConfigMap says (nil: none is
+	// read, ingress-nginx's defaults).
+	Controller *Controller
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
@@ -74,6 +77,10 @@ func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing 
 	for _, pr := range problems {
 		closed = closed || pr.Closed
 		p.Problem("metadata.annotations["+pr.Annotation+"]", translate.SeverityError, pr.Err)
+	}
+	if ctl := opts.controller(); ctl.closes() {
+		closed = true
+		p.Problem("", translate.SeverityError, ctl.closedBy())
 	}
 	env.IngressCerts(p)
 	if closed && cfg.Canary.Enabled {
@@ -241,7 +248,7 @@ func (pc *pathContext) serve() (route, bool) {
 	} else {
 		r.plainMws = pc.plainMiddlewares(mws)
 	}
-	r.tlsMws = mws
+	r.plainMws, r.tlsMws = pc.withHSTS(r.plainMws), pc.withHSTS(mws)
 	pc.routerPair(r)
 	return r, true
 }
