@@ -57,6 +57,9 @@ type Request struct {
 	// names a caSecret: the request presents a client certificate that
 	// Secret's CA signed (https only).
 	ClientCert string
+	// From is the client's address, another loopback one than 127.0.0.1
+	// (127.0.0.2...): what Traefik's allow lists see.
+	From string
 	// Burst sends the request that many times at once, each on its own
 	// connection, with the Host headers of BurstHosts in turn when set;
 	// Statuses then say how many answers must have each status

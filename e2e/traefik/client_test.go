@@ -37,8 +37,11 @@ type Response struct {
 // request then checks; with cert, it presents that client certificate
 // whatever CAs Traefik asks for. Redirects are answers, not followed;
 // connections are not reused, so each request is a client of its own.
-func newClient(ports traefikPorts, cert *tls.Certificate) *http.Client {
+func newClient(ports traefikPorts, cert *tls.Certificate, from string) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if from != "" {
+		dialer.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
 	tlsConf := &tls.Config{InsecureSkipVerify: true} // the request checks what is served
 	if cert != nil {
 		tlsConf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert, nil }

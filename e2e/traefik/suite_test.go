@@ -68,7 +68,7 @@ func TestTraefik(t *testing.T) {
 	})
 	s.converger = &converger{slicewayBin: slicewayBin, dir: dir, flags: slicewayFlags, serve: serve, serveBase: serveBase,
 		traefik: traefik, apiBase: fmt.Sprintf("http://127.0.0.1:%d", ports.api)}
-	s.ports, s.client = ports, newClient(ports, nil)
+	s.ports, s.client = ports, newClient(ports, nil, "")
 	s.converger.wait(t)
 
 	for i := range cases {
@@ -155,7 +155,9 @@ func (s *suite) request(t *testing.T, c *Case, r *Request) {
 			s.fail(t, c, r, nil, []string{"no case wrote the caSecret " + key})
 			return
 		}
-		client = newClient(s.ports, cert)
+		client = newClient(s.ports, cert, r.From)
+	} else if r.From != "" {
+		client = newClient(s.ports, nil, r.From)
 	}
 	tries := 1
 	if len(r.Backends) > 0 {
