@@ -7,7 +7,6 @@
 package slicewayplugin
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -41,11 +40,14 @@ type Config struct {
 	MaxBackoff string `json:"maxBackoff,omitempty"`
 	// DeadAfter is how long a silent stream lives: serve beats every 15s.
 	DeadAfter string `json:"deadAfter,omitempty"`
+	// MaxFrameSize bounds one line of the stream ("256MiB"): a longer
+	// one drops the stream, which is opened again after the backoff.
+	MaxFrameSize string `json:"maxFrameSize,omitempty"`
 }
 
 // CreateConfig returns the defaults.
 func CreateConfig() *Config {
-	return &Config{MinBackoff: "500ms", MaxBackoff: "30s", DeadAfter: "45s"}
+	return &Config{MinBackoff: "500ms", MaxBackoff: "30s", DeadAfter: "45s", MaxFrameSize: defaultMaxFrameSize}
 }
 
 // Provider streams from one serve.
@@ -56,6 +58,15 @@ type Provider struct {
 	token    string
 	min, max time.Duration
 	dead     time.Duration
+	limit    int    // maxFrameSize, in bytes
+	limitOpt string // maxFrameSize as written
+
+	// Set by New, replaced by tests: how long a stream must deliver
+	// frames to count as steady (steadyAfter), the wait between streams
+	// (false: the provider stopped), and the logs.
+	steady time.Duration
+	pause  func(wait time.Duration) bool
+	report *reporter
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -82,6 +93,10 @@ func New(ctx context.Context, config *Config, name string) (*Provider, error) {
 	if p.max < p.min {
 		p.max = p.min
 	}
+	if p.limit, p.limitOpt, err = byteSize("maxFrameSize", config.MaxFrameSize, defaultMaxFrameSize); err != nil {
+		return nil, err
+	}
+	p.steady = steadyAfter(p.max)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if config.CA != "" {
 		data, err := os.ReadFile(config.CA)
@@ -109,6 +124,18 @@ func New(ctx context.Context, config *Config, name string) (*Provider, error) {
 	}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.done = make(chan struct{})
+	p.pause = func(wait time.Duration) bool {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-p.ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	p.report = &reporter{name: name, url: p.url, outage: p.max,
+		debug: func(line string) { fmt.Println(line) }, errs: func(line string) { log.Println(line) }}
 	return p, nil
 }
 
@@ -142,28 +169,26 @@ func (p *Provider) Stop() error {
 
 func (p *Provider) run(cfgChan chan<- json.Marshaler) {
 	defer close(p.done)
-	report := &reporter{name: p.name, url: p.url, outage: p.max,
-		debug: func(line string) { fmt.Println(line) }, errs: func(line string) { log.Println(line) }}
-	wait := p.min
+	waits := &backoff{min: p.min, max: p.max}
 	for p.ctx.Err() == nil {
-		got, err := p.stream(cfgChan)
+		end, err := p.stream(cfgChan)
 		if p.ctx.Err() != nil {
 			return
 		}
-		if got {
-			wait = p.min // it worked for a while: start again quickly
-		}
-		report.ended(got, err, wait, time.Now())
-		select {
-		case <-p.ctx.Done():
+		// Only a steady stream starts the waits again from minBackoff:
+		// one good frame proves nothing (backoff.go).
+		wait := waits.after(end.steady)
+		p.report.ended(end, err, wait, time.Now())
+		if !p.pause(wait) {
 			return
-		case <-time.After(wait):
-		}
-		if wait *= 2; wait > p.max {
-			wait = p.max
 		}
 	}
 }
+
+// ending is how a stream went: whether it handed Traefik a
+// configuration, and whether it was steady, delivering valid frames
+// (heartbeats count) for at least p.steady after it was opened.
+type ending struct{ got, steady bool }
 
 // frame is one line of the stream: a full frame (configuration), a delta
 // frame (delta, onto version base) or a heartbeat (neither).
@@ -174,68 +199,76 @@ type frame struct {
 	Delta         json.RawMessage `json:"delta"`
 }
 
-// stream reads one stream to its end: whether it got a configuration.
-func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
+// stream reads one stream to its end, and says how it went.
+func (p *Provider) stream(cfgChan chan<- json.Marshaler) (ending, error) {
+	var end ending
 	ctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
-		return false, err
+		return end, err
 	}
 	if p.token != "" {
 		data, err := os.ReadFile(p.token)
 		if err != nil {
-			return false, err
+			return end, err
 		}
 		req.Header.Set("Authorization", "Bearer "+string(bytes.TrimSpace(data)))
 	}
 	res, err := p.client.Do(req)
 	if err != nil {
-		return false, err
+		return end, err
 	}
 	defer func() { _ = res.Body.Close() }()
 	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
-		return false, fmt.Errorf("%w: %s", errRefused, res.Status)
+		return end, fmt.Errorf("%w: %s", errRefused, res.Status)
 	}
 	if res.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("%s", res.Status)
+		return end, fmt.Errorf("%s", res.Status)
 	}
 	// A stream silent for longer than dead is cut, and started again.
 	watchdog := time.AfterFunc(p.dead, cancel)
 	defer watchdog.Stop()
-	reader := bufio.NewReaderSize(res.Body, 1<<20)
-	got := false
+	opened := time.Now()
+	// Lines over maxFrameSize end the stream (errFrameTooLarge): the
+	// deferred cancel and Close then drop the connection unread.
+	frames := newFrameReader(res.Body, p.limit, p.limitOpt)
 	held := &assembly{} // a new stream starts with a full frame
 	sawDelta := false
 	for {
-		line, err := reader.ReadBytes('\n')
+		line, err := frames.next()
 		if err != nil {
 			// A line cut short is never handed on.
 			if ctx.Err() != nil && p.ctx.Err() == nil {
 				err = fmt.Errorf("nothing for %s", p.dead)
 			}
-			return got, err
+			return end, err
 		}
 		watchdog.Reset(p.dead)
 		var f frame
 		if err := json.Unmarshal(line, &f); err != nil {
-			return got, fmt.Errorf("a frame that is not JSON: %w", err)
+			return end, fmt.Errorf("%w: %v", errBadFrame, err)
 		}
-		var text []byte
+		var text []byte // nil: nothing new for Traefik
 		switch {
 		case isConfiguration(f.Configuration):
-			if held.text != nil && f.Version == held.version {
-				continue
+			if held.text == nil || f.Version != held.version {
+				held.full(f.Version, f.Configuration)
+				text = f.Configuration
 			}
-			held.full(f.Version, f.Configuration)
-			text = f.Configuration
 		case isConfiguration(f.Delta):
 			sawDelta = true
 			if text, err = held.apply(f.Version, f.Base, f.Delta); err != nil {
-				return got, err
+				return end, err
 			}
-		default:
-			continue // a heartbeat
+		}
+		// A valid frame: the stream is steady once such frames came
+		// for p.steady since it opened.
+		if !end.steady && time.Since(opened) >= p.steady {
+			end.steady = true
+		}
+		if text == nil {
+			continue // a heartbeat, or the version Traefik has
 		}
 		// Made by a function, and converted before the select: under
 		// Yaegi a literal of the loop's text variable saw the next text,
@@ -243,9 +276,9 @@ func (p *Provider) stream(cfgChan chan<- json.Marshaler) (bool, error) {
 		conf := handOver(text)
 		select {
 		case cfgChan <- conf:
-			got = true
+			end.got = true
 		case <-p.ctx.Done():
-			return got, nil
+			return end, nil
 		}
 		if sawDelta && !held.split {
 			// While Traefik reads a full configuration, split it for the
