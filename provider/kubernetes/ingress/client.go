@@ -50,6 +50,12 @@ type ClientOptions struct {
 	// a render runs. Provide sets it; it must not change while the client
 	// runs.
 	Provider *Provider
+	// OnSecretFetch, when set, is told of each fetch of a Secret's data
+	// (secretFetcher): the Secret (namespace/name), the error (nil: done;
+	// a failed one is retried), and how many Secrets wait for theirs. A
+	// fetch that brought data was first recorded with OnChange, as a
+	// change of the Secret: a render should follow.
+	OnSecretFetch func(key string, err error, pending int)
 	// OnDenied, when set, is told at once of a list or watch the API server
 	// forbids or does not authorize, once per informer until it changes or
 	// a list succeeds; the informer keeps retrying.
@@ -61,6 +67,7 @@ type ClientOptions struct {
 type Client struct {
 	cs       kubernetes.Interface
 	refs     *secretRefs
+	secrets  *secretFetcher // the data of Secrets newly referenced
 	keep     k8s.Keep       // what the dialect reads of annotations and Secret data
 	index    *serviceIndex  // Services and their EndpointSlices, for renders
 	plans    *planIndex     // the plan of each Ingress; nil without ClientOptions.Provider
@@ -134,6 +141,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		d = dialectOf(opts.Provider)
 	}
 	c := &Client{cs: cs, refs: newSecretRefs(d.secretKeys), keep: d.keep(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied}
+	c.secrets = newSecretFetcher(c, opts.OnSecretFetch)
 	if opts.Provider != nil {
 		c.index = newServiceIndex(newLBOptions(opts.Provider))
 		if d.plansByClient() {
@@ -312,6 +320,7 @@ func (c *Client) Start(ctx context.Context) {
 	if c.configMaps != nil {
 		c.configMaps.factory.Start(ctx.Done())
 	}
+	c.secrets.start(ctx)
 	c.started.Add(1)
 	go func() {
 		defer c.started.Done()

@@ -33,6 +33,10 @@ type churn struct {
 	created time.Time
 	nodes   bool // also change Nodes, NodePort Services and topology hints
 	nginx   bool // change ingress-nginx annotations and TLS hosts
+	// client, when set, also has fetched the data of every Secret an
+	// Ingress newly names before wait returns: the fetches run on their
+	// own goroutine, and a render must not race one.
+	client *Client
 }
 
 const churnNS = clustergen.Namespace
@@ -40,9 +44,15 @@ const churnNS = clustergen.Namespace
 func (c *churn) wait() {
 	c.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for c.events.Load() < c.want {
+	waiting := func() int {
+		if c.client == nil {
+			return 0
+		}
+		return c.client.secrets.pending()
+	}
+	for c.events.Load() < c.want || waiting() > 0 {
 		if time.Now().After(deadline) {
-			c.t.Fatalf("informers delivered %d events, want %d", c.events.Load(), c.want)
+			c.t.Fatalf("informers delivered %d events, want %d (Secrets waiting for their data: %d)", c.events.Load(), c.want, waiting())
 		}
 		time.Sleep(200 * time.Microsecond)
 	}

@@ -75,7 +75,7 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 	})
 
 	r := NewRenderer(opts)
-	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx,
+	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 7)), cs: cs, events: &events, ctx: ctx, client: client,
 		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0), nodes: nodes, nginx: nginx}
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)

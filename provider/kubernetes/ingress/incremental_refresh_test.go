@@ -51,7 +51,7 @@ func TestChangeOfSharedServiceRefreshesInPlace(t *testing.T) {
 	opts, optsEmpty := benchOptions(), benchOptions()
 	optsEmpty.AllowEmptyServices = true
 	r, rEmpty := NewRenderer(opts), NewRenderer(optsEmpty)
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
 	rEmpty.Render(client.Snapshot(), changesEmpty)
@@ -148,7 +148,7 @@ func TestNodeChangeRefreshesNodePortLoadBalancers(t *testing.T) {
 	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, WatchNodes: true})
 	opts := benchOptions()
 	r := NewRenderer(opts)
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
 	c.want = events.Load()
 	first, _ := r.Render(client.Snapshot(), changes)
 	name := serviceName(svc.Namespace, svc.Name, "http")

@@ -53,7 +53,7 @@ func TestNGINXCanaryLive(t *testing.T) {
 	var events atomic.Int64
 	changes := &Changes{}
 	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
 	c.want = events.Load()
 	r := NewRenderer(opts)
 	first, _ := r.Render(client.Snapshot(), changes)

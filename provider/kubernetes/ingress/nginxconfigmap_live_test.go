@@ -45,7 +45,7 @@ func TestNGINXConfigMapLive(t *testing.T) {
 	var events atomic.Int64
 	changes := &Changes{}
 	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx}
+	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
 	c.want = events.Load()
 	r := NewRenderer(opts)
 	got, _ := r.Render(client.Snapshot(), changes)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -51,6 +52,15 @@ type RenderKindObserver interface {
 // many load balancers is what incremental rendering is for.
 type RenderWorkObserver interface {
 	RenderedWork(translated, refreshed int)
+}
+
+// SecretFetchObserver is told of each fetch of a Secret's data that an
+// Ingress newly names (the cache drops the data of Secrets no Ingress
+// names), when the Observer also implements it: whether the fetch failed
+// (it is retried, with a growing delay, until it succeeds), and how many
+// Secrets still wait for their data.
+type SecretFetchObserver interface {
+	SecretFetch(failed bool, pending int)
 }
 
 type nopObserver struct{}
@@ -114,6 +124,12 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		Provider:      p,
 		OnChange:      changes.Record,
 		OnDenied:      func(d AccessDenied) { LogAccessDenied(log, d) },
+		OnSecretFetch: p.secretFetched(log, func() {
+			select {
+			case pending <- struct{}{}:
+			default:
+			}
+		}),
 		Notify: func(kind string, changed bool) {
 			p.observer.Event(kind, changed)
 			if changed {
@@ -348,5 +364,24 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// secretFetched renders (render) after a fetch of a Secret's data, logs
+// a failed one (it is retried, so at most once per retry delay), and
+// tells the observer, when it is a SecretFetchObserver.
+func (p *Provider) secretFetched(log zerolog.Logger, render func()) func(key string, err error, pending int) {
+	o, _ := p.observer.(SecretFetchObserver)
+	return func(key string, err error, pending int) {
+		if err == nil {
+			render()
+		} else {
+			ns, name, _ := strings.Cut(key, "/")
+			log.Warn().Err(err).Str("secret", name).Str("namespace", ns).Int("pending", pending).
+				Msg("cannot fetch the data of a Secret an Ingress names; retrying (its certificate or credentials are pending)")
+		}
+		if o != nil {
+			o.SecretFetch(err != nil, pending)
+		}
 	}
 }

@@ -1,14 +1,11 @@
 package ingress
 
 import (
-	"context"
 	"strconv"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
@@ -67,57 +64,28 @@ func tlsSecretKeys(ing *netv1.Ingress) []string {
 	return keys
 }
 
-// ingressHandler keeps the Secret references up to date, loads the data of
-// Secrets that just got referenced, then tells notify: in that order, so a
-// render never sees a new reference without its certificate.
+// ingressHandler keeps the Secret references up to date and queues the
+// Secrets that just got referenced for their data (secretFetcher), then
+// tells notify. The handler never waits on the API server: a render that
+// comes before the data reports the certificate as pending, and the
+// fetch's arrival renders again.
 func (c *Client) ingressHandler() cache.ResourceEventHandler {
 	return c.handler("Ingress", func(old, new any) {
 		if c.plans != nil {
 			c.plans.update(old, new)
 		}
-		c.loadSecrets(c.refs.update(eventObject[*netv1.Ingress](old), eventObject[*netv1.Ingress](new)))
+		c.secrets.add(c.refs.update(eventObject[*netv1.Ingress](old), eventObject[*netv1.Ingress](new)))
 	})
 }
 
 // secretHandler catches the race where a Secret was transformed just
-// before an Ingress first referred to it: its data is loaded then.
+// before an Ingress first referred to it: its data is fetched then.
 func (c *Client) secretHandler() cache.ResourceEventHandler {
 	return c.handler("Secret", func(_, new any) {
 		if s, ok := new.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
-			c.loadSecrets([]string{s.Namespace + "/" + s.Name})
+			c.secrets.add([]string{s.Namespace + "/" + s.Name})
 		}
 	})
-}
-
-// loadSecrets fetches the Secrets whose data the cache dropped and puts
-// them, trimmed, into the cache: the informer only lists them again on
-// their next change.
-func (c *Client) loadSecrets(keys []string) {
-	for _, key := range keys {
-		ns, name, _ := cache.SplitMetaNamespaceKey(key)
-		space := listerSnapshot{c}.space(ns)
-		if space == nil || space.secretStore == nil {
-			continue
-		}
-		cached, exists, err := space.secretStore.GetByKey(key)
-		if err != nil || !exists || !k8s.DataDropped(cached.(*corev1.Secret)) {
-			continue // not there yet (it will be kept when it comes) or already whole
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		fresh, err := c.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
-		cancel()
-		if err != nil {
-			continue // the next change of the Secret lists it again
-		}
-		trimmed, err := c.keep.TransformSecret(c.refs.has)(fresh)
-		if err != nil {
-			continue
-		}
-		if current, ok, _ := space.secretStore.GetByKey(key); ok && newerVersion(current.(*corev1.Secret).ResourceVersion, fresh.ResourceVersion) {
-			continue // the informer already holds a newer version
-		}
-		_ = space.secretStore.Update(trimmed)
-	}
 }
 
 // newerVersion says whether resource version a is newer than b, when both

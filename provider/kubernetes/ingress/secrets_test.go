@@ -2,6 +2,8 @@ package ingress
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,7 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/sliceway/sliceway/config/dynamic"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
@@ -54,7 +61,7 @@ func TestSecretCacheKeepsOnlyReferencedData(t *testing.T) {
 	}
 
 	// An Ingress that starts using the Secret gets its certificate: the
-	// data is loaded before the change is announced.
+	// data is fetched, off the event handler, and announced as a change.
 	ing := liveIngress("late", "", "late.example", "web", livePortHTTP, 5)
 	ing.Spec.TLS = []netv1.IngressTLS{{SecretName: "unused-tls"}}
 	_, err = cs.NetworkingV1().Ingresses(liveNS).Create(ctx, ing, metav1.CreateOptions{})
@@ -72,10 +79,22 @@ func TestSecretCacheKeepsOnlyReferencedData(t *testing.T) {
 	assert.Len(t, res.Configuration.TLS.Certificates, 2)
 }
 
+// An Ingress that starts to name a Secret whose data the cache dropped
+// gets its certificate although the API server refuses the first reads of
+// it (an outage, a Role being edited): the fetch is retried, and the
+// Ingress events that come meanwhile are rendered at once, the new
+// Ingress's routes with them (its certificate pending until then).
 func TestProvideCertificateOfALateReference(t *testing.T) {
 	objs := liveCluster()
 	objs["Secret/spare-tls"] = liveSecret("spare-tls", "spare.example")
 	cs := newLiveFakeCluster(objs)
+	var gets atomic.Int32
+	cs.PrependReactor("get", "secrets", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if action.(k8stesting.GetAction).GetName() == "spare-tls" && gets.Add(1) <= 3 {
+			return true, nil, apierrors.NewServiceUnavailable("the API server is restarting")
+		}
+		return false, nil, nil
+	})
 	lp := startLive(t, cs, nil)
 	first := lp.next()
 	require.NotNil(t, first.TLS)
@@ -85,9 +104,33 @@ func TestProvideCertificateOfALateReference(t *testing.T) {
 	ing.Spec.TLS = []netv1.IngressTLS{{SecretName: "spare-tls"}}
 	_, err := cs.NetworkingV1().Ingresses(liveNS).Create(context.Background(), ing, metav1.CreateOptions{})
 	require.NoError(t, err)
-	next := lp.next()
-	require.NotNil(t, next.TLS)
-	assert.Len(t, next.TLS.Certificates, 2, "the first configuration with the new Ingress already has its certificate")
+	other := liveIngress("other", "", "other.example", "web", livePortHTTP, 6)
+	_, err = cs.NetworkingV1().Ingresses(liveNS).Create(context.Background(), other, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	var routedBeforeCert bool
+	for range 10 {
+		cfg := lp.next()
+		if len(cfg.TLS.Certificates) == 2 {
+			require.GreaterOrEqual(t, gets.Load(), int32(4), "three refused reads, then the one that succeeded")
+			assert.True(t, routedBeforeCert, "the other Ingress was rendered while the Secret's reads were refused")
+			return
+		}
+		if hasRouterFor(cfg, "other.example") && hasRouterFor(cfg, "spare.example") {
+			routedBeforeCert = true
+		}
+	}
+	t.Fatal("the certificate never arrived")
+}
+
+// hasRouterFor says whether a router of cfg names host in its rule.
+func hasRouterFor(cfg *dynamic.Configuration, host string) bool {
+	for _, r := range cfg.HTTP.Routers {
+		if strings.Contains(r.Rule, host) {
+			return true
+		}
+	}
+	return false
 }
 
 func liveOptions() *Provider {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
@@ -141,12 +142,33 @@ func listManifests(p string) (files, dirs []string, err error) {
 	return files, dirs, nil
 }
 
+// readBounded reads one manifest file. Only a regular file, or a symlink
+// to one, is read: a named pipe, a device or a socket is refused, naming
+// what it is, without being opened, since opening a named pipe for
+// reading waits for a writer and a device may never end; either would
+// hold up every read after it.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(info.Mode())
+	}
+	// Non-blocking, should the file be swapped for a named pipe between
+	// the stat and the open: the open does not wait, and the check of
+	// what was opened refuses it. A regular file reads as usual.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(info.Mode())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
 	if err != nil {
 		return nil, err
@@ -155,6 +177,22 @@ func readBounded(path string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d MiB", MaxManifestSize>>20)
 	}
 	return data, nil
+}
+
+// notRegular says what a file that is not a regular one is.
+func notRegular(mode fs.FileMode) error {
+	what := "not a regular file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	case mode.IsDir():
+		what = "a directory"
+	}
+	return fmt.Errorf("%s, not a regular file: not read (manifests are read from regular files, or symlinks to them)", what)
 }
 
 // DecodeManifest decodes the documents of one manifest file. A List (as

@@ -22,6 +22,7 @@ type ManifestSet struct {
 	files    map[string]*manifestFile
 	pathErrs map[string]string // the listing error of each path, as last reported
 	dirs     []string
+	onRead   func(name string) // told each path and file before it is read; may be nil
 }
 
 // manifestFile is one file as last read.
@@ -54,6 +55,7 @@ func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
 	var order, dirs []string
 	listed := map[string]bool{}
 	for _, p := range s.paths {
+		s.reading(p)
 		files, walked, err := listManifests(p)
 		dirs = append(dirs, walked...)
 		if err != nil {
@@ -70,6 +72,7 @@ func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
 				continue // named twice: read once
 			}
 			listed[f] = true
+			s.reading(f)
 			c, pr := s.readFile(f)
 			changed = changed || c
 			problems = append(problems, pr...)
@@ -83,6 +86,17 @@ func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
 	changed = changed || !slices.Equal(order, s.order)
 	s.order, s.dirs = order, dirs
 	return changed, problems
+}
+
+// OnRead sets a function told the name of each path before it is listed
+// and of each file before it is read, so that a caller watching the time
+// a Read takes can name what it waits on. Set it before reading.
+func (s *ManifestSet) OnRead(fn func(name string)) { s.onRead = fn }
+
+func (s *ManifestSet) reading(name string) {
+	if s.onRead != nil {
+		s.onRead(name)
+	}
 }
 
 func (s *ManifestSet) readFile(f string) (bool, []*ManifestError) {

@@ -101,7 +101,7 @@ func (pc *pathContext) secretRefOf(ing *netv1.Ingress, ref string) (*corev1.Secr
 	if s == nil {
 		return nil, fmt.Errorf("secret %s/%s not found", ns, excerpt.Text(name))
 	}
-	return s, nil
+	return s, translate.CheckSecretData(s)
 }
 
 // basicAuth is the path's basicAuth middleware. false: it cannot be

@@ -146,6 +146,9 @@ func (t *translation) readBackendSecret(tr *dynamic.ServersTransport) error {
 	if s == nil {
 		return fmt.Errorf("secret %s/%s not found", excerpt.Text(ns), excerpt.Text(name))
 	}
+	if err := translate.CheckSecretData(s); err != nil {
+		return err
+	}
 	ca, crt, keyPEM := s.Data["ca.crt"], s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]
 	if c.SSLVerify {
 		if len(ca) == 0 {

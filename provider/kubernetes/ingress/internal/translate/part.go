@@ -315,6 +315,10 @@ func (t *IngressEnv) ingressCerts(p *Part) {
 			p.errorf(field(), fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, excerpt.Text(entry.SecretName)))
 			continue
 		}
+		if err := CheckSecretData(secret); err != nil {
+			p.errorf(field(), fmt.Errorf("%w (the certificate is pending: the routes are kept without it until then)", err))
+			continue
+		}
 		cert, err := t.Memos.certs.check(id, secret)
 		if err != nil {
 			p.errorf(field(), fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
