@@ -24,11 +24,16 @@ const (
 	deniedBadCertificate = "bad_certificate"
 	deniedNoToken        = "no_token"
 	deniedBadToken       = "bad_token"
+	// serve.tokenFile is missing, unreadable or empty: no token is
+	// accepted, the old one least of all.
+	deniedTokenUnusable = "token_file_unusable"
 )
 
 // credentials guard what holds secrets: a client certificate signed by
 // serve.tls.clientCA, a bearer token equal to serve.tokenFile's content,
-// or both when both are set. Either may be absent.
+// or both when both are set. Either may be absent. The token fails
+// closed: while its file is missing, unreadable or empty no request that
+// needs it passes.
 type credentials struct {
 	clientCAs *reloaded[*x509.CertPool]
 	token     *reloaded[[sha256.Size]byte]
@@ -45,7 +50,7 @@ func newCredentials(opts *static.Serve, denied *prometheus.CounterVec, log zerol
 		}
 	}
 	if opts.TokenFile != "" {
-		if c.token, err = newReloaded("serve.tokenFile", log, parseToken, opts.TokenFile); err != nil {
+		if c.token, err = newFailClosed("serve.tokenFile", log, parseToken, opts.TokenFile); err != nil {
 			return nil, err
 		}
 	}
@@ -101,11 +106,14 @@ func (c *credentials) check(r *http.Request) (string, int) {
 		}
 	}
 	if c.token != nil {
+		want, err := c.token.current()
+		if err != nil {
+			return deniedTokenUnusable, http.StatusUnauthorized
+		}
 		got, ok := bearerToken(r)
 		if !ok {
 			return deniedNoToken, http.StatusUnauthorized
 		}
-		want := c.token.get()
 		sum := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			return deniedBadToken, http.StatusUnauthorized

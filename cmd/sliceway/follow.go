@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -21,6 +22,13 @@ const (
 	followQuiet    = 150 * time.Millisecond
 	followMaxDelay = 500 * time.Millisecond
 )
+
+// followStuckAfter is how long a read of the manifests may take before
+// the follower is taken for stuck: reading and decoding the largest
+// manifests takes seconds; a read that has not returned for this long
+// waits on something that may never come (a file system that hangs), and
+// no change would be followed any more. /healthz then says so.
+const followStuckAfter = 30 * time.Second
 
 // maxRereads bounds the reads of one change: a read that finds a new
 // directory watches it and reads again, for what was written into it
@@ -39,6 +47,13 @@ type manifestFollower struct {
 	// said are the problems of the cluster itself (an object defined
 	// twice) at the last apply: they are logged when they first appear.
 	said map[string]bool
+
+	// What the read in progress waits on, for health: since when (Unix
+	// nanoseconds, 0 between reads) and the path or file it reached.
+	stuckAfter  time.Duration
+	readSet     func() (bool, []*k8s.ManifestError) // set.Read; a test's stands in
+	readingFrom atomic.Int64
+	readingName atomic.Pointer[string]
 }
 
 // followManifests reads the manifests of paths, serves them as an
@@ -56,7 +71,11 @@ func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, 
 		watcher: watcher,
 		logger:  logger,
 		said:    map[string]bool{},
+
+		stuckAfter: followStuckAfter,
 	}
+	f.readSet = f.set.Read
+	f.set.OnRead(func(name string) { f.readingName.Store(&name) })
 	_, problems := f.read()
 	errs := k8s.LogManifestProblems(logger, problems)
 	objs := f.set.Objects()
@@ -132,10 +151,12 @@ func (f *manifestFollower) update() {
 // read reads the set and watches the directories it found, reading again
 // when a directory is new, for the files written into it before its watch.
 func (f *manifestFollower) read() (bool, []*k8s.ManifestError) {
+	f.readingFrom.Store(time.Now().UnixNano())
+	defer f.readingFrom.Store(0)
 	var changed bool
 	var problems []*k8s.ManifestError
 	for range maxRereads {
-		c, p := f.set.Read()
+		c, p := f.readSet()
 		changed = changed || c
 		problems = append(problems, p...)
 		if !f.watchDirs() {
@@ -195,4 +216,46 @@ func (f *manifestFollower) logClusterProblems(problems []*k8s.ManifestError) int
 	f.said = said
 	k8s.LogManifestProblems(f.logger, fresh)
 	return errs
+}
+
+// health says whether the follower can make progress: an error naming
+// what a read has waited on for longer than stuckAfter, else nil. It is
+// safe beside Run.
+func (f *manifestFollower) health() error {
+	from := f.readingFrom.Load()
+	if from == 0 {
+		return nil
+	}
+	waited := time.Since(time.Unix(0, from))
+	if waited < f.stuckAfter {
+		return nil
+	}
+	name := "the manifests"
+	if n := f.readingName.Load(); n != nil {
+		name = *n
+	}
+	return fmt.Errorf("following the manifests is stuck: the read of %s has not returned for %s, and no change is followed until it does", name, waited.Round(time.Second))
+}
+
+// monitor logs when the follower gets stuck and when it is no longer,
+// for watch, which has no /healthz, and for serve's log.
+func (f *manifestFollower) monitor(ctx context.Context) {
+	ticker := time.NewTicker(max(f.stuckAfter/4, 10*time.Millisecond))
+	defer ticker.Stop()
+	stuck := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			err := f.health()
+			switch {
+			case err != nil && !stuck:
+				f.logger.Error().Err(err).Msg("the manifests are no longer followed")
+			case err == nil && stuck:
+				f.logger.Info().Msg("following the manifests again: the read that was stuck returned")
+			}
+			stuck = err != nil
+		}
+	}
 }

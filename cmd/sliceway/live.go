@@ -35,15 +35,28 @@ func watchCommand(out io.Writer) *cli.Command {
 	}
 }
 
+// liveProvider is what startProvider started.
+type liveProvider struct {
+	msgs <-chan dynamic.Message // merged configurations
+	done <-chan error           // a provider's Provide returned
+	// health says whether the input is still followed: nil, or why not
+	// (a read of the manifests that does not return).
+	health func() error
+}
+
 // startProvider builds the providers of the configuration (on manifests,
 // the demo or a real cluster) and runs their Provide until ctx is done;
 // their configurations come merged into one (mergeMessages). Manifests
 // are followed unless followManifests is off: their changes reach the
-// providers as changes of a cluster would.
-func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) (<-chan dynamic.Message, <-chan error, error) {
+// providers as changes of a cluster would. Without manifests, --demo or
+// a cluster it refuses to start, naming command (requireSource).
+func startProvider(ctx context.Context, command string, cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) (*liveProvider, error) {
 	providers, err := initProviders(cfg, logger, observer)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := requireSource(cfg, command); err != nil {
+		return nil, err
 	}
 	var cs kubernetes.Interface
 	var inputErrs int
@@ -57,7 +70,7 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 		cs, _, inputErrs, err = openCluster(cfg, logger)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if inputErrs > 0 {
 		logger.Warn().Int("errors", inputErrs).Msg("some manifests could not be used; serving the rest")
@@ -72,7 +85,7 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 			if own, err := providerClientset(cfg, ep, cs); err == nil {
 				ep.run.SetClientset(own)
 			} else {
-				return nil, nil, err
+				return nil, err
 			}
 		} else {
 			ep.run.SetClientset(cs)
@@ -81,11 +94,14 @@ func startProvider(ctx context.Context, cfg *static.Configuration, logger zerolo
 		go func() { done <- ep.run.Provide(ctx, in) }()
 	}
 	go mergeMessages(ctx, in, names, msgs, logger)
+	live := &liveProvider{msgs: msgs, done: done, health: func() error { return nil }}
 	if follower != nil {
 		logger.Info().Strs("manifests", cfg.Manifests).Msg("following the manifests: a change is rendered when its file is saved")
 		go follower.Run(ctx)
+		go follower.monitor(ctx)
+		live.health = follower.health
 	}
-	return msgs, done, nil
+	return live, nil
 }
 
 func runWatch(ctx context.Context, cfg *static.Configuration, src *configSource, out io.Writer) error {
@@ -102,7 +118,7 @@ func runWatch(ctx context.Context, cfg *static.Configuration, src *configSource,
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs, done, err := startProvider(ctx, cfg, logger, nil)
+	live, err := startProvider(ctx, "watch", cfg, logger, nil)
 	if err != nil {
 		return err
 	}
@@ -111,14 +127,14 @@ func runWatch(ctx context.Context, cfg *static.Configuration, src *configSource,
 	enc := &encoders{}
 	for {
 		select {
-		case msg := <-msgs:
+		case msg := <-live.msgs:
 			if err := emit(enc, msg.Configuration, cfg.Output, mode, out); err != nil {
 				return err
 			}
 			if cfg.Output != "" {
 				logger.Info().Str("file", cfg.Output).Msg("configuration written")
 			}
-		case err := <-done:
+		case err := <-live.done:
 			return err
 		}
 	}

@@ -21,6 +21,12 @@ type metrics struct {
 	encoded    prometheus.Counter
 	denied     *prometheus.CounterVec
 	evicted    prometheus.Counter
+	// secretsPending and secretsFailed count the fetches of the data of
+	// Secrets an Ingress newly names (ingress.SecretFetchObserver).
+	secretsPending prometheus.Gauge
+	secretsFailed  prometheus.Counter
+	refused        prometheus.Counter // streams past serve.maxStreams
+	stalled        prometheus.Counter // stream clients that took no frame in time
 }
 
 func newMetrics() *metrics {
@@ -65,14 +71,31 @@ func newMetrics() *metrics {
 		}),
 		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sliceway_serve_requests_denied_total",
-			Help: "Requests for /api/config refused for their credentials, by reason: no_certificate, bad_certificate, no_token or bad_token.",
+			Help: "Requests for /api/config and its stream refused for their credentials, by reason: no_certificate, bad_certificate, no_token, bad_token or token_file_unusable (serve.tokenFile is missing, unreadable or empty).",
 		}, []string{"reason"}),
 		evicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "sliceway_serve_connections_evicted_total",
-			Help: "Connections closed because serve.maxConnections were open: the one that had waited longest without a request, or the newcomer when all were busy.",
+			Help: "Connections closed because serve.maxConnections were open (streams aside): the ones that had waited longest without a request, or the newcomer when all were busy.",
+		}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_stream_requests_refused_total",
+			Help: "Requests for /api/config/stream refused with 503 because serve.maxStreams streams were open.",
+		}),
+		secretsPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sliceway_secret_fetches_pending",
+			Help: "Secrets an Ingress newly names whose data is still being fetched (their certificates or credentials are pending).",
+		}),
+		secretsFailed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_secret_fetch_failures_total",
+			Help: "Fetches of a Secret's data that failed; each is retried, with a growing delay, until it succeeds.",
+		}),
+		stalled: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sliceway_stream_clients_dropped_total",
+			Help: "Clients of /api/config/stream dropped because they took no frame within serve.writeTimeout: they stopped reading.",
 		}),
 	}
 	m.registry.MustRegister(m.sent, m.renders, m.kinds, m.translated, m.refreshed, m.events, m.lastSync, m.objectErrs, m.encoded, m.denied, m.evicted,
+		m.refused, m.stalled, m.secretsPending, m.secretsFailed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -101,6 +124,14 @@ func (m *metrics) RenderedWork(translated, refreshed int) {
 }
 
 func (m *metrics) Sent() { m.sent.Inc() }
+
+// SecretFetch makes metrics an ingress.SecretFetchObserver.
+func (m *metrics) SecretFetch(failed bool, pending int) {
+	if failed {
+		m.secretsFailed.Inc()
+	}
+	m.secretsPending.Set(float64(pending))
+}
 
 // countStreams exposes how many clients s has: a Traefik fed through the
 // plugin is one, and its reconnects show as dips.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/rs/zerolog"
 	"k8s.io/client-go/kubernetes"
@@ -114,4 +116,23 @@ func providerClientset(cfg *static.Configuration, ep enabledProvider, shared kub
 		return nil, fmt.Errorf("%s: connecting to the cluster: %w", ep.option, err)
 	}
 	return cs, nil
+}
+
+// requireSource refuses to stay up with nothing to read: watch and serve
+// hand their configuration to a proxy, and the bundled demo (a catch-all
+// default router, its own certificate) must never reach one unasked, as
+// it would when a pod's credentials are missing. render, run by a person,
+// keeps its fallback to the demo.
+func requireSource(cfg *static.Configuration, command string) error {
+	if len(cfg.Manifests) > 0 || cfg.Demo || clusterOptions(cfg).ClusterConfigured() {
+		return nil
+	}
+	kubeconfig := "~/.kube/config"
+	if home, err := os.UserHomeDir(); err == nil {
+		kubeconfig = filepath.Join(home, ".kube", "config")
+	}
+	return fmt.Errorf("no cluster configured: looked for the in-cluster configuration (KUBERNETES_SERVICE_HOST is not set), "+
+		"KUBECONFIG (not set), %s (not found) and %s.endpoint (not set); "+
+		"configure one of them, give --manifests, or --demo for the bundled demo (%s never falls back to it)",
+		kubeconfig, enabledProviders(cfg)[0].option, command)
 }

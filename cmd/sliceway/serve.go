@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
 
 	"github.com/sliceway/sliceway/config/dynamic"
@@ -53,6 +54,9 @@ type latest struct {
 	json    []byte
 	encoded prometheus.Counter
 	streams *streams // of /api/config/stream; nil: 404
+	// health says whether the input is still followed (nil) or why not;
+	// nil: always.
+	health func() error
 }
 
 func (l *latest) set(c *dynamic.Configuration) {
@@ -91,7 +95,9 @@ func (l *latest) encode(c *dynamic.Configuration) ([]byte, error) {
 
 // newServeMux routes serve's paths. /api/config holds private keys and
 // goes through guard; /healthz and /metrics hold no secret and answer
-// anyone, so kubelet probes and Prometheus need no credential.
+// anyone, so kubelet probes and Prometheus need no credential. /healthz
+// is 503 with the reason before the first configuration and while the
+// input is no longer followed (a restart is then the cure).
 func newServeMux(l *latest, m *metrics, guard func(http.Handler) http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/config", guard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -112,6 +118,12 @@ func newServeMux(l *latest, m *metrics, guard func(http.Handler) http.Handler) *
 		if l.current() == nil {
 			http.Error(w, "no configuration yet", http.StatusServiceUnavailable)
 			return
+		}
+		if l.health != nil {
+			if err := l.health(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
@@ -150,15 +162,19 @@ func runServe(ctx context.Context, cfg *static.Configuration, src *configSource)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs, done, err := startProvider(ctx, cfg, logger, m)
+	live, err := startProvider(ctx, "serve", cfg, logger, m)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
-	current := latest{encoded: m.encoded}
+	msgs, done := live.msgs, live.done
+	current := latest{encoded: m.encoded, health: live.health}
 	current.streams = newStreams(time.Duration(opts.WriteTimeout), current.encode)
 	m.countStreams(current.streams)
-	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), newConnLimit(opts.MaxConnections, m.evicted), logger)
+	conns := newConnLimit(opts.MaxConnections, m.evicted)
+	current.streams.limit = streamLimit{max: opts.MaxStreams, conns: conns, refused: m.refused, stalled: m.stalled,
+		log: logger.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute})}
+	server := newHTTPServer(opts, newServeMux(&current, m, creds.guard), conns, logger)
 	server.RegisterOnShutdown(current.streams.close) // streams end; Shutdown waits for no one
 	serveErr := make(chan error, 1)
 	go func() {

@@ -23,9 +23,16 @@ const streamHeartbeat = 15 * time.Second
 // and takes the newest when it is ready to write: a slow client skips the
 // configurations it had no time for and never holds up the render loop or
 // the other clients.
+//
+// Streams are bounded apart from the other connections (limit): at most
+// max at once, a new one past it refused with 503 and counted, and a
+// client that has not taken a frame within writeTimeout (it stopped
+// reading and the socket's buffers are full) is dropped and counted, so
+// that it frees its slot.
 type streams struct {
 	writeTimeout time.Duration // of one frame
 	heartbeat    time.Duration
+	limit        streamLimit
 
 	mu      sync.Mutex
 	version uint64
@@ -88,10 +95,14 @@ func (s *streams) newest() (uint64, *dynamic.Configuration) {
 	return s.version, s.conf
 }
 
+// subscribe adds a client, or returns nil when max are connected.
 func (s *streams) subscribe() chan struct{} {
 	wake := make(chan struct{}, 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.limit.max > 0 && len(s.clients) >= s.limit.max {
+		return nil
+	}
 	s.clients[wake] = struct{}{}
 	if s.conf != nil {
 		wake <- struct{}{}
@@ -111,7 +122,13 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// while the response goes on: there is nothing more to read.
 	_ = rc.SetReadDeadline(time.Time{})
 	wake := s.subscribe()
+	if wake == nil {
+		s.limit.refuse(w, r)
+		return
+	}
 	defer s.unsubscribe(wake)
+	// Counted in maxStreams now, not in maxConnections.
+	s.limit.conns.streaming(connOf(r.Context()))
 
 	h := w.Header()
 	h.Set("Content-Type", "application/x-ndjson")
@@ -122,16 +139,26 @@ func (s *streams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var sentConf *dynamic.Configuration // what the client holds: version sent
 	// frame writes one whole line and flushes it, within writeTimeout of
 	// its start: the server's own deadline, from the request, is moved.
+	// A frame not taken within writeTimeout is a stalled reader: dropped.
 	frame := func(parts ...[]byte) bool {
-		if err := rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil {
+		start := time.Now()
+		if err := rc.SetWriteDeadline(start.Add(s.writeTimeout)); err != nil {
 			return false
 		}
+		var err error
 		for _, p := range parts {
-			if _, err := w.Write(p); err != nil {
-				return false
+			if _, err = w.Write(p); err != nil {
+				break
 			}
 		}
-		return rc.Flush() == nil
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			s.limit.dropped(r, err, time.Since(start), s.writeTimeout)
+			return false
+		}
+		return true
 	}
 	heartbeat := func() bool {
 		return frame([]byte(`{"version":` + strconv.FormatUint(sent, 10) + "}\n"))

@@ -21,7 +21,8 @@ type Serve struct {
 	TLS            *ServeTLS       `description:"Serve HTTPS, and optionally ask /api/config's clients for a certificate." json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty" export:"true"`
 	TokenFile      string          `description:"File holding the bearer token /api/config's clients must send (Authorization: Bearer <token>), read again when it changes." json:"tokenFile,omitempty" toml:"tokenFile,omitempty" yaml:"tokenFile,omitempty"`
 	Insecure       bool            `description:"Allow a non-loopback address without credentials or without TLS: anyone who reaches it reads every private key the Ingresses name." json:"insecure,omitempty" toml:"insecure,omitempty" yaml:"insecure,omitempty"`
-	MaxConnections int             `description:"Connections open at once; past it the longest-idle ones are closed, so idle clients cannot starve the others." json:"maxConnections,omitempty" toml:"maxConnections,omitempty" yaml:"maxConnections,omitempty"`
+	MaxConnections int             `description:"Connections open at once, streams aside; past it the longest-idle ones are closed, so idle clients cannot starve the others." json:"maxConnections,omitempty" toml:"maxConnections,omitempty" yaml:"maxConnections,omitempty"`
+	MaxStreams     int             `description:"Clients of /api/config/stream at once, counted apart from maxConnections: past it a new stream is refused with 503, so streams, which never end, cannot take the connections probes and polls need." json:"maxStreams,omitempty" toml:"maxStreams,omitempty" yaml:"maxStreams,omitempty"`
 	ReadTimeout    ptypes.Duration `description:"Time to read a whole request, headers included." json:"readTimeout,omitempty" toml:"readTimeout,omitempty" yaml:"readTimeout,omitempty"`
 	WriteTimeout   ptypes.Duration `description:"Time to write a whole response, from the end of the request's headers: room for the largest configuration to the slowest client." json:"writeTimeout,omitempty" toml:"writeTimeout,omitempty" yaml:"writeTimeout,omitempty"`
 	IdleTimeout    ptypes.Duration `description:"Time a keep-alive connection may wait for its next request." json:"idleTimeout,omitempty" toml:"idleTimeout,omitempty" yaml:"idleTimeout,omitempty"`
@@ -38,6 +39,7 @@ func newServe() *Serve {
 	return &Serve{
 		Address:        DefaultServeAddress,
 		MaxConnections: 256,
+		MaxStreams:     64,
 		ReadTimeout:    ptypes.Duration(30 * time.Second),
 		WriteTimeout:   ptypes.Duration(2 * time.Minute),
 		IdleTimeout:    ptypes.Duration(90 * time.Second),
@@ -71,6 +73,9 @@ func (s *Serve) Validate() (insecure bool, err error) {
 	}
 	if s.MaxConnections < 1 {
 		return false, fmt.Errorf("serve.maxConnections %d: must be at least 1", s.MaxConnections)
+	}
+	if s.MaxStreams < 1 {
+		return false, fmt.Errorf("serve.maxStreams %d: must be at least 1", s.MaxStreams)
 	}
 	for name, d := range map[string]ptypes.Duration{"readTimeout": s.ReadTimeout, "writeTimeout": s.WriteTimeout, "idleTimeout": s.IdleTimeout} {
 		if d <= 0 {
