@@ -99,6 +99,9 @@ type Router struct {
 	Priority      int                        `json:"priority,omitempty" toml:"priority,omitempty,omitzero" yaml:"priority,omitempty"`
 	TLS           *RouterTLSConfig           `json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty" label:"allowEmpty"`
 	Observability *RouterObservabilityConfig `json:"observability,omitempty" toml:"observability,omitempty" yaml:"observability,omitempty"`
+	// RuleSyntax is Traefik's (deprecated) per-router rule syntax, v2 or
+	// v3; empty: Traefik's default.
+	RuleSyntax string `json:"ruleSyntax,omitempty" toml:"ruleSyntax,omitempty" yaml:"ruleSyntax,omitempty"`
 }
 
 // RouterTLSConfig makes a router serve TLS.
@@ -117,7 +120,14 @@ type Domain struct {
 // RouterObservabilityConfig carries per-router observability settings; the
 // provider fills Metadata so that a consumer can tell where a router came from.
 type RouterObservabilityConfig struct {
-	Metadata *ObservabilityMetadata `json:"metadata,omitempty" toml:"metadata,omitempty" yaml:"metadata,omitempty"`
+	// AccessLogs, Metrics and Tracing turn the entry point's access log,
+	// metrics and tracing off (false) or on for the router; nil: the
+	// entry point's setting. TraceVerbosity is minimal or detailed.
+	AccessLogs     *bool                  `json:"accessLogs,omitempty" toml:"accessLogs,omitempty" yaml:"accessLogs,omitempty"`
+	Metrics        *bool                  `json:"metrics,omitempty" toml:"metrics,omitempty" yaml:"metrics,omitempty"`
+	Tracing        *bool                  `json:"tracing,omitempty" toml:"tracing,omitempty" yaml:"tracing,omitempty"`
+	TraceVerbosity string                 `json:"traceVerbosity,omitempty" toml:"traceVerbosity,omitempty" yaml:"traceVerbosity,omitempty"`
+	Metadata       *ObservabilityMetadata `json:"metadata,omitempty" toml:"metadata,omitempty" yaml:"metadata,omitempty"`
 }
 
 // ObservabilityMetadata names the Kubernetes objects behind a router.

@@ -83,6 +83,13 @@ func TestSlicewayBuild(t *testing.T) {
 			logs.reset()
 			slicewayBuild(t, conf)
 			for _, line := range logs.lines() {
+				if strings.Contains(line, "Router's `ruleSyntax` option is deprecated") {
+					// The router.rulesyntax annotation asked for it, as
+					// it asks Traefik's own Ingress provider to write it
+					// (fixtures/router-observability): Traefik's notice
+					// is the user's to act on.
+					continue
+				}
 				t.Errorf("Traefik logs: %s", line)
 			}
 		})

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -26,11 +27,23 @@ type routerConfig struct {
 }
 
 type routerAnnotations struct {
-	PathMatcher string                   `json:"pathMatcher,omitempty"`
-	EntryPoints []string                 `json:"entryPoints,omitempty"`
-	Middlewares []string                 `json:"middlewares,omitempty"`
-	Priority    int                      `json:"priority,omitempty"`
-	TLS         *dynamic.RouterTLSConfig `json:"tls,omitempty" label:"allowEmpty"`
+	PathMatcher   string                   `json:"pathMatcher,omitempty"`
+	EntryPoints   []string                 `json:"entryPoints,omitempty"`
+	Middlewares   []string                 `json:"middlewares,omitempty"`
+	Priority      int                      `json:"priority,omitempty"`
+	TLS           *dynamic.RouterTLSConfig `json:"tls,omitempty" label:"allowEmpty"`
+	Observability *routerObservability     `json:"observability,omitempty"`
+	RuleSyntax    string                   `json:"ruleSyntax,omitempty"`
+	ignored       []*annotationError       // keys of no known field: served without them
+}
+
+// routerObservability is what router.observability.* say, Traefik's
+// names: accessLogs, metrics, tracing, traceVerbosity.
+type routerObservability struct {
+	AccessLogs     *bool  `json:"accessLogs,omitempty"`
+	Metrics        *bool  `json:"metrics,omitempty"`
+	Tracing        *bool  `json:"tracing,omitempty"`
+	TraceVerbosity string `json:"traceVerbosity,omitempty"`
 }
 
 // serviceConfig is what the service.* annotations of a Service decode into.
@@ -94,12 +107,48 @@ func (e *annotationError) Unwrap() error { return e.Err }
 
 // decodeAnnotations decodes the annotations of one group (router or service)
 // into element. When decoding fails, each annotation is decoded alone to name
-// the one at fault.
-func decodeAnnotations(annotations map[string]string, group string, element any, fresh func() any) error {
+// the one at fault. An annotation that names no field of the group (a
+// newer Traefik's, or a typo) is left out and given back in ignored, unless
+// its name says it may be about access (mayGovernAccess): that one is an
+// error, as before, and its object is not served.
+func decodeAnnotations(annotations map[string]string, group string, element any, fresh func() any) (ignored []*annotationError, err error) {
 	labels, origin := annotationLabels(annotations, group)
 	if len(labels) == 0 {
-		return nil
+		return nil, nil
 	}
+	filter := parser.DefaultRootName + "." + group + "."
+	for _, label := range slices.Sorted(maps.Keys(labels)) {
+		oneErr := decode(map[string]string{label: labels[label]}, fresh(), filter)
+		if oneErr == nil || !strings.Contains(oneErr.Error(), "field not found") {
+			continue
+		}
+		if mayGovernAccess(label) {
+			return nil, &annotationError{Annotation: origin[label], Err: errors.New("not an annotation sliceway knows, and its name says it may be about access")}
+		}
+		ignored = append(ignored, &annotationError{Annotation: origin[label], Err: errors.New("not an annotation sliceway knows: ignored")})
+		delete(labels, label)
+	}
+	if len(labels) == 0 {
+		return ignored, nil
+	}
+	return ignored, decodeLabels(labels, origin, filter, element, fresh)
+}
+
+// mayGovernAccess says whether an unknown annotation's name may be about
+// who reaches the backend or how TLS is set up, so that ignoring it could
+// serve what it meant to keep closed.
+func mayGovernAccess(label string) bool {
+	l := strings.ToLower(label)
+	for _, word := range []string{"auth", "allow", "deny", "ipwhitelist", "ipallowlist", "sourcerange", "tls", "mtls", "client", "middleware"} {
+		if strings.Contains(l, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeLabels is decodeAnnotations once the unknown names are out.
+func decodeLabels(labels, origin map[string]string, filter string, element any, fresh func() any) error {
 	if err := checkControlCharacters(labels, origin); err != nil {
 		return err
 	}
@@ -109,7 +158,6 @@ func decodeAnnotations(annotations map[string]string, group string, element any,
 	if err := checkSwitches(labels, origin); err != nil {
 		return err
 	}
-	filter := parser.DefaultRootName + "." + group + "."
 	err := decode(labels, element, filter)
 	if err == nil {
 		return nil
@@ -295,12 +343,20 @@ func parseRouterAnnotations(annotations map[string]string) (*routerAnnotations, 
 		return noRouterAnnotations, nil
 	}
 	cfg := &routerConfig{}
-	if err := decodeAnnotations(annotations, "router", cfg, func() any { return &routerConfig{} }); err != nil {
+	ignored, err := decodeAnnotations(annotations, "router", cfg, func() any { return &routerConfig{} })
+	if err != nil {
 		return nil, err
 	}
 	r := cfg.Router
 	if r == nil {
-		return noRouterAnnotations, nil
+		if ignored == nil {
+			return noRouterAnnotations, nil
+		}
+		r = &routerAnnotations{}
+	}
+	r.ignored = ignored
+	if err := checkObservability(r, annotations); err != nil {
+		return nil, err
 	}
 	if r.PathMatcher != "" && !slices.Contains(pathMatchers, r.PathMatcher) {
 		return nil, &annotationError{
@@ -336,8 +392,14 @@ func parseServiceAnnotations(annotations map[string]string) (*serviceAnnotations
 		return noServiceAnnotations, nil
 	}
 	cfg := &serviceConfig{}
-	if err := decodeAnnotations(annotations, "service", cfg, func() any { return &serviceConfig{} }); err != nil {
+	ignored, err := decodeAnnotations(annotations, "service", cfg, func() any { return &serviceConfig{} })
+	if err != nil {
 		return nil, err
+	}
+	if len(ignored) > 0 {
+		// A Service has no warnings of its own: its load balancer is
+		// built or not. An unknown service.* key is refused, as before.
+		return nil, &annotationError{Annotation: ignored[0].Annotation, Err: errors.New("not an annotation sliceway knows")}
 	}
 	s := cfg.Service
 	if s == nil {
@@ -435,3 +497,30 @@ func annotationKey(annotations map[string]string) string {
 
 // binaryLenMax is the most bytes a length takes as a uvarint.
 const binaryLenMax = binary.MaxVarintLen64
+
+// traceVerbosities are Traefik's values of router.observability.traceVerbosity.
+var traceVerbosities = []string{"minimal", "detailed"}
+
+// checkObservability checks router.observability.traceVerbosity and
+// router.rulesyntax. sliceway writes its rules in Traefik v3's syntax, so
+// a ruleSyntax of v2 cannot be honoured for them: it is ignored with a
+// warning (a v2 parse of those rules would match other requests).
+func checkObservability(r *routerAnnotations, annotations map[string]string) error {
+	if o := r.Observability; o != nil && o.TraceVerbosity != "" && !slices.Contains(traceVerbosities, o.TraceVerbosity) {
+		return &annotationError{
+			Annotation: asWritten(annotations, "router.observability.traceverbosity"),
+			Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(o.TraceVerbosity), strings.Join(traceVerbosities, ", ")),
+		}
+	}
+	switch r.RuleSyntax {
+	case "", "v3":
+	case "v2":
+		r.ignored = append(r.ignored, &annotationError{Annotation: asWritten(annotations, "router.rulesyntax"),
+			Err: errors.New(`"v2": ignored: sliceway writes its rules in Traefik v3's syntax, which a v2 reading would misread`)})
+		r.RuleSyntax = ""
+	default:
+		return &annotationError{Annotation: asWritten(annotations, "router.rulesyntax"),
+			Err: fmt.Errorf("%s is not one of v2, v3", excerpt.Quote(r.RuleSyntax))}
+	}
+	return nil
+}

@@ -167,8 +167,12 @@ func TestParseRouterAnnotationsErrors(t *testing.T) {
 	}{
 		{desc: "priority is not an int", annotations: oneAnn("router.priority", "high"), wantAnnotation: testobjects.Annotation("router.priority")},
 		{desc: "priority is a float", annotations: oneAnn("router.priority", "1.5"), wantAnnotation: testobjects.Annotation("router.priority")},
-		{desc: "unknown field", annotations: oneAnn("router.foo", "bar"), wantAnnotation: testobjects.Annotation("router.foo")},
-		{desc: "unknown nested field", annotations: oneAnn("router.tls.foo", "bar"), wantAnnotation: testobjects.Annotation("router.tls.foo")},
+		// Unknown, and maybe about access: not served.
+		{desc: "unknown nested tls field", annotations: oneAnn("router.tls.foo", "bar"), wantAnnotation: testobjects.Annotation("router.tls.foo"), wantInMessage: "may be about access"},
+		{desc: "unknown auth field", annotations: oneAnn("router.basicauth", "x"), wantAnnotation: testobjects.Annotation("router.basicauth")},
+		{desc: "bad trace verbosity", annotations: oneAnn("router.observability.traceverbosity", "loud"), wantAnnotation: testobjects.Annotation("router.observability.traceverbosity"), wantInMessage: `"loud"`},
+		{desc: "bad rule syntax", annotations: oneAnn("router.rulesyntax", "v4"), wantAnnotation: testobjects.Annotation("router.rulesyntax")},
+		{desc: "accesslogs is not a bool", annotations: oneAnn("router.observability.accesslogs", "sometimes"), wantAnnotation: testobjects.Annotation("router.observability.accesslogs")},
 		{
 			desc: "tls is not a bool", annotations: oneAnn("router.tls", "yes please"), wantAnnotation: testobjects.Annotation("router.tls"),
 		},
@@ -450,4 +454,32 @@ func TestAnnotationKeyTellsSetsApart(t *testing.T) {
 		"the order of the map and others' annotations do not count")
 	assert.NotEqual(t, annotationKey(two), annotationKey(map[string]string{p + "router.priority": "1", p + "router.TLS": "true"}),
 		"names as written: an error names the annotation as written")
+}
+
+// Traefik v3.7's router.observability.* and router.rulesyntax are read;
+// a router.* key of no known field (a newer Traefik's, a typo) is left
+// out with a warning, and the Ingress is served.
+func TestParseRouterAnnotationsObservabilityAndUnknownKeys(t *testing.T) {
+	got, err := parseRouterAnnotations(map[string]string{
+		testobjects.Annotation("router.observability.accesslogs"):     "false",
+		testobjects.Annotation("router.observability.metrics"):        "true",
+		testobjects.Annotation("router.observability.tracing"):        "false",
+		testobjects.Annotation("router.observability.traceverbosity"): "detailed",
+		testobjects.Annotation("router.rulesyntax"):                   "v3",
+		testobjects.Annotation("router.priority"):                     "7",
+		testobjects.Annotation("router.shiny"):                        "new",
+	})
+	require.NoError(t, err)
+	require.NotNil(t, got.Observability)
+	assert.Equal(t, routerObservability{AccessLogs: new(false), Metrics: new(true), Tracing: new(false), TraceVerbosity: "detailed"}, *got.Observability)
+	assert.Equal(t, "v3", got.RuleSyntax)
+	assert.Equal(t, 7, got.Priority)
+	require.Len(t, got.ignored, 1)
+	assert.Equal(t, testobjects.Annotation("router.shiny"), got.ignored[0].Annotation)
+
+	v2, err := parseRouterAnnotations(oneAnn("router.rulesyntax", "v2"))
+	require.NoError(t, err)
+	assert.Empty(t, v2.RuleSyntax, "rules are written in v3 syntax")
+	require.Len(t, v2.ignored, 1)
+	assert.Contains(t, v2.ignored[0].Err.Error(), "v3")
 }

@@ -111,6 +111,10 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 		return pl
 	}
 	pl.ra = ra
+	for _, ae := range ra.ignored {
+		pl.errs = append(pl.errs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: ae.field(),
+			Severity: SeverityWarning, Err: fmt.Errorf("%w (the Ingress is served without it)", ae.Err)})
+	}
 	if db := ing.Spec.DefaultBackend; db != nil {
 		ref := PathRef{rule: -1}
 		pd := &plannedDefault{path: plannedPath{ref: ref}}
@@ -122,6 +126,7 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 			rt.Rule = `PathPrefix("/")`
 			rt.Priority = math.MinInt32
 			setObservability(rt, &observabilityAlloc{}, ing, sb.Name, key.Text())
+			ra.observe(rt)
 			pd.path.backend, pd.path.service, pd.path.router = key, key.ServiceName(), rt
 		}
 		pl.defaultBackend = pd
@@ -210,7 +215,17 @@ func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path net
 		rt.Priority = specPriority(host, path, opts.StrictPrefix)
 	}
 	setObservability(rt, &a.obs, ing, path.Backend.Service.Name, port)
+	ra.observe(rt)
 	return rt
+}
+
+// observe puts the router.observability.* settings into rt's
+// observability (its own, which setObservability made).
+func (ra *routerAnnotations) observe(rt *dynamic.Router) {
+	if o := ra.Observability; o != nil {
+		rt.Observability.AccessLogs, rt.Observability.Metrics, rt.Observability.Tracing = o.AccessLogs, o.Metrics, o.Tracing
+		rt.Observability.TraceVerbosity = o.TraceVerbosity
+	}
 }
 
 func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
@@ -221,6 +236,7 @@ func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
 
 func fillRouter(rt *dynamic.Router, ra *routerAnnotations, service string) {
 	rt.Service = service
+	rt.RuleSyntax = ra.RuleSyntax
 	if len(ra.EntryPoints) > 0 {
 		rt.EntryPoints = slices.Clone(ra.EntryPoints)
 	}
