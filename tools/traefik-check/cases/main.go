@@ -7,6 +7,7 @@
 // Traefik's order) sends them to.
 //
 //	go run ./tools/traefik-check/cases -out cases.json fixtures/*/expected.yaml demo.json
+//	echo '["Host(\"a.example\") && PathPrefix(\"/x\")"]' | go run ./tools/traefik-check/cases -samples
 //
 // A file may also hold expectations of its own (the Ingress conformance
 // cases of examples/embedproxy write one): a JSON object with the
@@ -86,7 +87,15 @@ const defaultEntryPoint = "web"
 
 func main() {
 	out := flag.String("out", "", "where to write the cases (JSON); standard output when empty")
+	sampleRules := flag.Bool("samples", false, "read a JSON list of rules on standard input and write the hosts, paths and headers that test each (samples.go)")
 	flag.Parse()
+	if *sampleRules {
+		if err := writeSamples(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "cases: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var file caseFile
 	for _, path := range flag.Args() {
 		c, err := load(path)
