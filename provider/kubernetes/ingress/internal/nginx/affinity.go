@@ -37,3 +37,19 @@ func (pc *pathContext) sticky() *dynamic.Sticky {
 		Domain:   c.Cookie.Domain,
 	}}
 }
+
+// canarySticky is the cookie of a weighted split between the path's
+// service and its canary's, nil unless the main Ingress has affinity:
+// ingress-nginx's affinity-canary-behavior "sticky", its default, keeps
+// a client on the side it was sent to, which Traefik's weighted service
+// does with a cookie of its own (the affinity cookie's name with
+// "_canary"; its other settings the same). "legacy" splits every
+// request anew.
+func (pc *pathContext) canarySticky() *dynamic.Sticky {
+	s := pc.sticky()
+	if s == nil || pc.cfg.Backend.CanaryLegacy {
+		return nil
+	}
+	s.Cookie.Name += "_canary"
+	return s
+}

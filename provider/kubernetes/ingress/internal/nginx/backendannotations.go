@@ -27,6 +27,9 @@ type BackendConfig struct {
 
 	Affinity bool // affinity: cookie
 	Cookie   cookieConfig
+	// CanaryLegacy is affinity-canary-behavior "legacy": a weighted
+	// canary split is not sticky (canarySticky).
+	CanaryLegacy bool
 
 	BodySize    int64 // bytes; 0 with BodySizeSet: unlimited
 	BodySizeSet bool
@@ -99,6 +102,17 @@ var backendAnnotations = []annotation{
 		}
 		c.Backend.Affinity = true
 		return nil
+	}},
+	{name: "affinity-canary-behavior", parse: func(v string, c *Config) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "sticky":
+			c.Backend.CanaryLegacy = false
+			return nil
+		case "legacy":
+			c.Backend.CanaryLegacy = true
+			return nil
+		}
+		return errors.New("must be sticky or legacy")
 	}},
 	// Traefik keeps a client on its server for as long as the server is
 	// there: new servers take new clients only, which is ingress-nginx's

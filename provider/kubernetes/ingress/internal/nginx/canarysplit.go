@@ -63,7 +63,7 @@ func (pc *pathContext) withCanaries(rs routedService) (routedService, bool) {
 		s.place(pc.p, rs)
 		w := &dynamic.Service{Weighted: &dynamic.WeightedRoundRobin{Services: []dynamic.WRRService{
 			{Name: rs.name, Weight: &mainW}, {Name: name, Weight: &canaryW},
-		}}}
+		}, Sticky: pc.canarySticky()}}
 		out = routedService{name: pc.name("canary"), svc: w}
 		s.services = append(s.services, translate.NamedService{Name: out.name, Service: w})
 	}
