@@ -1,7 +1,6 @@
 package ingress
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -62,7 +61,11 @@ func (p *Provider) RESTConfig() (*rest.Config, error) {
 		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 		if err != nil {
 			if clientcmd.IsEmptyConfig(err) {
-				return nil, errors.New("no cluster configured: set endpoint, run in a cluster, or provide a kubeconfig (KUBECONFIG or ~/.kube/config)")
+				tried := "~/.kube/config"
+				if files := rules.GetLoadingPrecedence(); len(files) > 0 {
+					tried = strings.Join(files, ", ")
+				}
+				return nil, fmt.Errorf("no cluster configured: no kubeconfig at %s (KUBECONFIG, else ~/.kube/config); set endpoint, run in a cluster, or provide one", tried)
 			}
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
