@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coordv1 "k8s.io/api/coordination/v1"
+	netv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -141,6 +142,40 @@ func TestRBACManifests(t *testing.T) {
 		requireLeasesConfined(t, cp, r)
 		assert.NotContains(t, r.logs.String(), "forbidden")
 	})
+}
+
+// disableClusterScopeResources with rbac-namespaced.yaml less its
+// ClusterRole binding: Roles in the watched namespace alone are enough.
+// An Ingress of the legacy class annotation is served; one naming an
+// IngressClass is not (IngressClasses are not read), and nothing is
+// forbidden.
+func TestNamespacedRBACWithoutClusterScope(t *testing.T) {
+	cp := startControlPlane(t)
+	applyFile(t, cp, rbacNamespacedManifest)
+	require.NoError(t, cp.Client().RbacV1().ClusterRoleBindings().Delete(ctx, "sliceway-cluster", metav1.DeleteOptions{}))
+	createNodes(t, cp)
+	createIngressClass(t, cp)
+	createWebApp(t, cp, "apps") // its Ingress names IngressClass sliceway
+	prefix := netv1.PathTypePrefix
+	_, err := cp.Client().NetworkingV1().Ingresses("apps").Create(ctx, &netv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "legacy", Annotations: map[string]string{"kubernetes.io/ingress.class": "traefik"}},
+		Spec: netv1.IngressSpec{Rules: []netv1.IngressRule{{Host: "legacy.example.com", IngressRuleValue: netv1.IngressRuleValue{
+			HTTP: &netv1.HTTPIngressRuleValue{Paths: []netv1.HTTPIngressPath{{Path: "/", PathType: &prefix,
+				Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{Name: "web", Port: netv1.ServiceBackendPort{Name: "http"}}}}}},
+		}}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	p := newProvider(t, cp)
+	p.Namespaces = []string{"apps"}
+	p.DisableClusterScopeResources = true
+	r := runProvider(t, p)
+	cfg := r.waitFor(t, "the legacy Ingress's servers", time.Minute, webServers("apps"))
+	assert.Contains(t, cfg.HTTP.Routers, "apps-legacy-legacy-example-com")
+	assert.NotContains(t, cfg.HTTP.Routers, "apps-web-web-example-com", "an Ingress naming an IngressClass is not served")
+	time.Sleep(time.Second) // a refused list or watch would show by now
+	assert.NotContains(t, r.logs.String(), "forbidden")
+	assert.NotContains(t, r.logs.String(), "may not list")
 }
 
 // The manifests grant what the provider needs and nothing of the legacy

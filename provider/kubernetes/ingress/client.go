@@ -78,7 +78,8 @@ type Client struct {
 	onChange k8s.OnChange
 	spaces   map[string]*namespaceInformers
 	cluster  informers.SharedInformerFactory
-	classes  netlisters.IngressClassLister
+	classes  netlisters.IngressClassLister // nil: IngressClasses are not read
+	noNodes  bool                          // disableClusterScopeResources: Nodes are never read
 	synced   []*namedSync
 	onDenied func(AccessDenied)
 	whoami   sync.Once // the SelfSubjectReview that names user
@@ -161,11 +162,14 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		}
 	}
 	c.cluster = informers.NewSharedInformerFactory(cs, 0)
-	classInformer := c.cluster.Networking().V1().IngressClasses()
-	c.classes = classInformer.Lister()
-	if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer(), nil, nil); err != nil {
-		return nil, err
+	if opts.Provider == nil || opts.Provider.readsClasses() {
+		classInformer := c.cluster.Networking().V1().IngressClasses()
+		c.classes = classInformer.Lister()
+		if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer(), nil, nil); err != nil {
+			return nil, err
+		}
 	}
+	c.noNodes = opts.Provider != nil && opts.Provider.DisableClusterScopeResources
 	if ns, name := d.configMap(); name != "" {
 		if err := c.watchConfigMap(cs, ns, name); err != nil {
 			return nil, err
@@ -264,6 +268,9 @@ func (c *Client) WatchesNodes() bool {
 func (c *Client) EnsureNodes(ctx context.Context, timeout time.Duration) error {
 	if c.WatchesNodes() {
 		return nil
+	}
+	if c.noNodes {
+		return errors.New("Nodes are not read: disableClusterScopeResources is set")
 	}
 	s, err := c.addNodeInformer()
 	if err != nil {

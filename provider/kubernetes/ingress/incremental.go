@@ -69,7 +69,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	if set.classes {
 		// The Ingresses whose class now says otherwise come or go; the
 		// others are as they were (a part does not depend on classes).
-		r.classes = r.dialect.classes(snap)
+		r.classes = r.readClasses(snap)
 		for _, ing := range snap.Ingresses() {
 			if ing == nil {
 				continue

@@ -74,6 +74,9 @@ func (s listerSnapshot) Ingress(namespace, name string) *netv1.Ingress {
 }
 
 func (s listerSnapshot) IngressClasses() []*netv1.IngressClass {
+	if s.c.classes == nil {
+		return nil // not read (disableIngressClassLookup)
+	}
 	list, _ := s.c.classes.List(labels.Everything())
 	return list
 }

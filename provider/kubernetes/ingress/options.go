@@ -50,6 +50,11 @@ type Provider struct {
 
 	CrossProviderNamespaces []string `description:"Namespaces whose Ingresses and Services may use the router.middlewares, router.tls.options and service.serversTransport annotations, which name other providers' objects. Not given: every namespace may; given empty (this flag with an empty value, [] in a file): none may. Names of the ingress-nginx provider's objects (nginx_...) are refused whatever this says." json:"crossProviderNamespaces,omitempty" toml:"crossProviderNamespaces,omitempty" yaml:"crossProviderNamespaces,omitempty" export:"true"`
 
+	// Traefik's names. Both keep the provider from reading anything
+	// cluster-scoped that they name, so that namespaced RBAC is enough.
+	DisableIngressClassLookup    bool `description:"Do not read IngressClasses (Traefik's deprecated option; disableClusterScopeResources does it too): an Ingress that names a spec.ingressClassName is then never served, and the kubernetes.io/ingress.class annotation (or no class) selects Ingresses." json:"disableIngressClassLookup,omitempty" toml:"disableIngressClassLookup,omitempty" yaml:"disableIngressClassLookup,omitempty" export:"true"`
+	DisableClusterScopeResources bool `description:"Read nothing cluster-scoped, so that RBAC in the watched namespaces is enough: no IngressClasses (as disableIngressClassLookup) and no Nodes (service.nodeportlb is refused, and topology.node without topology.zone uses no zone hints)." json:"disableClusterScopeResources,omitempty" toml:"disableClusterScopeResources,omitempty" yaml:"disableClusterScopeResources,omitempty" export:"true"`
+
 	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON: estimated before they are built and, with ingress-nginx annotations, counted as they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
 
 	// Set by the embedding program, never loaded from a configuration.
@@ -216,4 +221,9 @@ func checkObjectRef(ref string) error {
 		return fmt.Errorf("%q: must be namespace/name", ref)
 	}
 	return nil
+}
+
+// readsClasses says whether the provider reads IngressClasses.
+func (p *Provider) readsClasses() bool {
+	return !p.DisableIngressClassLookup && !p.DisableClusterScopeResources
 }

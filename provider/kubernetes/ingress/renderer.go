@@ -138,7 +138,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
 	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
-	r.classes = r.dialect.classes(snap)
+	r.classes = r.readClasses(snap)
 	ings, plans := ingressesByKey(snap)
 	prevEntries := r.st.entries
 	r.st = newRenderState(len(ings))
@@ -213,3 +213,18 @@ func (r *Renderer) result() *Result {
 	}
 	return r.res
 }
+
+// readClasses reads which Ingresses are served, from the IngressClasses
+// of snap unless the options say not to read any (the client then
+// watches none, and another snapshot's are not read either).
+func (r *Renderer) readClasses(snap Snapshot) servedSet {
+	if !r.opts.readsClasses() {
+		snap = withoutClasses{snap}
+	}
+	return r.dialect.classes(snap)
+}
+
+// withoutClasses is a snapshot whose IngressClasses are not read.
+type withoutClasses struct{ Snapshot }
+
+func (withoutClasses) IngressClasses() []*netv1.IngressClass { return nil }

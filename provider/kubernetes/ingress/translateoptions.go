@@ -21,7 +21,7 @@ func newPlanOptions(p *Provider) translate.PlanOptions {
 // besides where this proxy runs.
 func newLBOptions(p *Provider) *translate.LBOptions {
 	return &translate.LBOptions{Selection: newSelection(p), AllowExternalName: p.AllowExternalNameServices, BareServices: p.IsNGINX(), ExternalNameTargetPort: p.IsNGINX(),
-		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces)}
+		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces), NoNodes: p.DisableClusterScopeResources}
 }
 
 // newSelection is how endpoints are chosen, by the options.
@@ -52,6 +52,10 @@ func locate(opts *Provider, snap Snapshot) translate.Location {
 			node = tp.Node
 		}
 		zone = tp.Zone
+	}
+	if opts.DisableClusterScopeResources && zone == "" {
+		// The zone would come from this proxy's Node, which is not read.
+		return translate.Location{}
 	}
 	return translate.Locate(node, zone, snap)
 }

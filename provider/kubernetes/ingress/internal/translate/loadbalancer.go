@@ -67,12 +67,15 @@ type LBOptions struct {
 	// CrossProvider is crossProviderNamespaces: which namespaces' Services
 	// may name another provider's servers transport.
 	CrossProvider CrossProviderNamespaces
+	// NoNodes (disableClusterScopeResources): Nodes are never read, so a
+	// node-port load balancer (service.nodeportlb) cannot be built.
+	NoNodes bool
 }
 
 // Same says whether o and other build the same load balancers.
 func (o *LBOptions) Same(other *LBOptions) bool {
 	return o.Selection.same(other.Selection) && o.AllowExternalName == other.AllowExternalName && o.BareServices == other.BareServices &&
-		o.ExternalNameTargetPort == other.ExternalNameTargetPort && o.CrossProvider == other.CrossProvider
+		o.ExternalNameTargetPort == other.ExternalNameTargetPort && o.CrossProvider == other.CrossProvider && o.NoNodes == other.NoNodes
 }
 
 // LBEnv is what building a load balancer reads besides the Service's
@@ -156,6 +159,9 @@ func (b *LBEnv) buildPort(objs *ServiceObjects, portSpec corev1.ServicePort) (Lo
 		return lb, true
 	}
 	byNodes := sa.NodePortLB && svc.Spec.Type == corev1.ServiceTypeNodePort
+	if byNodes && b.Options.NoNodes {
+		return LoadBalancer{Err: fmt.Errorf("service %s/%s: service.nodeportlb needs the cluster's Nodes, which disableClusterScopeResources keeps the provider from reading", svc.Namespace, svc.Name)}, true
+	}
 	if byNodes && b.Nodes == nil {
 		return LoadBalancer{}, false
 	}
