@@ -16,9 +16,11 @@ type delta struct {
 }
 
 // sections is a configuration split as a delta changes it: the http
-// section's entries but routers and services, and the tls section.
+// section's entries but routers and services, and the tcp and tls
+// sections.
 type sections struct {
 	HTTP map[string]json.RawMessage `json:"http,omitempty"`
+	TCP  json.RawMessage            `json:"tcp,omitempty"`
 	TLS  json.RawMessage            `json:"tls,omitempty"`
 }
 
@@ -182,6 +184,12 @@ func (a *assembly) join() []byte {
 	var whole [][]byte
 	if len(inner) > 0 {
 		whole = append(whole, []byte(`"http":{`), bytes.Join(inner, nil), []byte("}"))
+	}
+	if isConfiguration(a.rest.TCP) {
+		if len(whole) > 0 {
+			whole = append(whole, []byte(","))
+		}
+		whole = append(whole, []byte(`"tcp":`), a.rest.TCP)
 	}
 	if isConfiguration(a.rest.TLS) {
 		if len(whole) > 0 {

@@ -61,6 +61,29 @@ func TestAssemblyAppliesDeltas(t *testing.T) {
 	}
 }
 
+// The tcp section (ssl-passthrough routers) is kept through deltas that
+// do not send the rest, and replaced by one that does.
+func TestAssemblyKeepsTheTCPSection(t *testing.T) {
+	var a assembly
+	a.full(1, []byte(`{"http":{"routers":{"r1":{"service":"s1"}},"services":{"s1":{}}},"tcp":{"routers":{"p":{"rule":"HostSNI(`+"`a`"+`)","service":"p","tls":{"passthrough":true}}},"services":{"p":{}}}}`))
+	text, err := a.apply(2, 1, json.RawMessage(`{"routers":{"r2":{"service":"s1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"http":{"routers":{"r1":{"service":"s1"},"r2":{"service":"s1"}},"services":{"s1":{}}},"tcp":{"routers":{"p":{"rule":"HostSNI(` + "`a`" + `)","service":"p","tls":{"passthrough":true}}},"services":{"p":{}}}}`
+	if !equalJSON(t, string(text), want) {
+		t.Fatalf("got %s, want %s", text, want)
+	}
+	text, err = a.apply(3, 2, json.RawMessage(`{"rest":{"tcp":{"routers":{"q":{"service":"q"}},"services":{"q":{}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"http":{"routers":{"r1":{"service":"s1"},"r2":{"service":"s1"}},"services":{"s1":{}}},"tcp":{"routers":{"q":{"service":"q"}},"services":{"q":{}}}}`
+	if !equalJSON(t, string(text), want) {
+		t.Fatalf("got %s, want %s", text, want)
+	}
+}
+
 // Through a stream: the full frame, then each delta applied, reach
 // Traefik whole; a delta onto a version the plugin does not hold ends the
 // stream, and the next one starts again from a full frame.

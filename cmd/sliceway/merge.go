@@ -70,10 +70,20 @@ func mergeConfigurations(msgs []dynamic.Message) (*dynamic.Configuration, []erro
 	}
 	var certs []*dynamic.CertAndStores
 	var options map[string]*dynamic.TLSOptions
+	var tcp *dynamic.TCPConfiguration
 	for _, m := range msgs {
 		c := m.Configuration
 		if c == nil {
 			continue
+		}
+		if c.TCP != nil {
+			// Passthrough routers (the ingress-nginx provider's): their
+			// names start with the provider's prefix, so none clash.
+			if tcp == nil {
+				tcp = &dynamic.TCPConfiguration{Routers: map[string]*dynamic.TCPRouter{}, Services: map[string]*dynamic.TCPService{}}
+			}
+			union(tcp.Routers, c.TCP.Routers)
+			union(tcp.Services, c.TCP.Services)
 		}
 		if c.HTTP != nil {
 			for name, rt := range c.HTTP.Routers {
@@ -107,7 +117,7 @@ func mergeConfigurations(msgs []dynamic.Message) (*dynamic.Configuration, []erro
 			}
 		}
 	}
-	out := &dynamic.Configuration{HTTP: h}
+	out := &dynamic.Configuration{HTTP: h, TCP: tcp}
 	if len(certs) > 0 || options != nil {
 		out.TLS = &dynamic.TLSConfiguration{Certificates: certs, Options: options}
 	}

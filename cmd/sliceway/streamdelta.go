@@ -17,7 +17,8 @@ import (
 //
 // routers and services hold the entries that are new or changed, and null
 // for those removed; rest, when present, is the whole configuration but its
-// routers and services (middlewares, servers transports, certificates),
+// routers and services (middlewares, servers transports, the tcp section,
+// certificates),
 // which replaces the client's. A client applies a delta only onto version
 // base; the stream never sends one onto anything else.
 type configDelta struct {
@@ -43,10 +44,27 @@ func diffConfigurations(old, c *dynamic.Configuration) *configDelta {
 	if (len(d.Routers)+len(d.Services))*deltaShare > max(len(nh.Routers)+len(nh.Services), 1) {
 		return nil
 	}
-	if !sameMap(oh.Middlewares, nh.Middlewares) || !sameMap(oh.ServersTransports, nh.ServersTransports) || !sameCertificates(old.TLS, c.TLS) {
-		d.Rest = &dynamic.Configuration{TLS: c.TLS, HTTP: &dynamic.HTTPConfiguration{Middlewares: nh.Middlewares, ServersTransports: nh.ServersTransports}}
+	if !sameMap(oh.Middlewares, nh.Middlewares) || !sameMap(oh.ServersTransports, nh.ServersTransports) || !sameCertificates(old.TLS, c.TLS) || !sameTCP(old, c) {
+		d.Rest = &dynamic.Configuration{TLS: c.TLS, TCP: c.TCP, HTTP: &dynamic.HTTPConfiguration{Middlewares: nh.Middlewares, ServersTransports: nh.ServersTransports}}
 	}
 	return d
+}
+
+// sameTCP says whether old and c have the same TCP section: the same
+// pointers (the provider keeps the section's pointer while it does not
+// change), or both empty.
+func sameTCP(old, c *dynamic.Configuration) bool {
+	var a, b *dynamic.TCPConfiguration
+	if old != nil {
+		a = old.TCP
+	}
+	if c != nil {
+		b = c.TCP
+	}
+	if a == nil || b == nil {
+		return (a == nil || len(a.Routers)+len(a.Services) == 0) && (b == nil || len(b.Routers)+len(b.Services) == 0)
+	}
+	return a == b || sameMap(a.Routers, b.Routers) && sameMap(a.Services, b.Services)
 }
 
 func httpOf(c *dynamic.Configuration) *dynamic.HTTPConfiguration {

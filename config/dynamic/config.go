@@ -48,12 +48,14 @@ func (o HostOwner) Older(other HostOwner) bool {
 // Configuration is the root of a dynamic configuration.
 type Configuration struct {
 	HTTP *HTTPConfiguration `json:"http,omitempty" toml:"http,omitempty" yaml:"http,omitempty"`
+	TCP  *TCPConfiguration  `json:"tcp,omitempty" toml:"tcp,omitempty" yaml:"tcp,omitempty"`
 	TLS  *TLSConfiguration  `json:"tls,omitempty" toml:"tls,omitempty" yaml:"tls,omitempty"`
 }
 
 // MarshalJSON writes c as Traefik's file and HTTP providers read it: a
 // section that holds nothing (http without routers, services, middlewares
-// or transports; tls without certificates) is left out, so a configuration
+// or transports; tcp without routers or services; tls without
+// certificates) is left out, so a configuration
 // with nothing in it is {}. Those providers refuse an empty section ("http
 // cannot be a standalone element"), and Traefik's HTTP provider then keeps
 // the routes it had: the Ingresses of a cluster all deleted would still be
@@ -63,6 +65,9 @@ func (c Configuration) MarshalJSON() ([]byte, error) {
 	f := fields(c)
 	if f.HTTP.empty() {
 		f.HTTP = nil
+	}
+	if f.TCP.empty() {
+		f.TCP = nil
 	}
 	if f.TLS.empty() {
 		f.TLS = nil

@@ -168,8 +168,19 @@ func (e *JSONEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 			return err
 		}
 	}
-	if !c.TLS.empty() {
+	// The TCP routers are few (a host's passthrough each): written again
+	// each time.
+	if !c.TCP.empty() {
 		if !c.HTTP.empty() {
+			out.WriteByte(',')
+		}
+		out.WriteString(`"tcp":`)
+		if err := e.value(out, c.TCP); err != nil {
+			return err
+		}
+	}
+	if !c.TLS.empty() {
+		if !c.HTTP.empty() || !c.TCP.empty() {
 			out.WriteByte(',')
 		}
 		out.WriteString(`"tls":{`)

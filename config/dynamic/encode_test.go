@@ -130,7 +130,7 @@ func TestJSONEncoderFollowsChanges(t *testing.T) {
 // one of them must be added to it too.
 func TestJSONEncoderKnowsEveryField(t *testing.T) {
 	for typ, fields := range map[reflect.Type][]string{
-		reflect.TypeFor[Configuration]():     {"HTTP", "TLS"},
+		reflect.TypeFor[Configuration]():     {"HTTP", "TCP", "TLS"},
 		reflect.TypeFor[HTTPConfiguration](): {"Routers", "Services", "Middlewares", "ServersTransports"},
 		reflect.TypeFor[TLSConfiguration]():  {"Certificates", "Options"},
 	} {
@@ -231,6 +231,13 @@ func TestEmptySectionsAreLeftOut(t *testing.T) {
 			`{"tls":{"certificates":[{"certFile":"c","keyFile":"k"}]}}`, "tls:\n  certificates:\n    - certFile: c\n      keyFile: k\n"},
 		{&Configuration{HTTP: &HTTPConfiguration{Services: map[string]*Service{"s": {}}}, TLS: &TLSConfiguration{}},
 			`{"http":{"services":{"s":{}}}}`, "http:\n  services:\n    s: {}\n"},
+		{&Configuration{TCP: &TCPConfiguration{Routers: map[string]*TCPRouter{}}}, "{}", "{}\n"},
+		{&Configuration{HTTP: &HTTPConfiguration{Services: map[string]*Service{"s": {}}},
+			TCP: &TCPConfiguration{Routers: map[string]*TCPRouter{"p": {Rule: "HostSNI(`a.example`)", Service: "p", TLS: &RouterTCPTLSConfig{Passthrough: true}}},
+				Services: map[string]*TCPService{"p": {LoadBalancer: &TCPServersLoadBalancer{Servers: []TCPServer{{Address: "10.0.0.1:8443"}}}}}},
+			TLS: &TLSConfiguration{Certificates: []*CertAndStores{cert}}},
+			`{"http":{"services":{"s":{}}},"tcp":{"routers":{"p":{"service":"p","rule":"HostSNI(` + "`a.example`" + `)","tls":{"passthrough":true}}},"services":{"p":{"loadBalancer":{"servers":[{"address":"10.0.0.1:8443"}]}}}},"tls":{"certificates":[{"certFile":"c","keyFile":"k"}]}}`,
+			"http:\n  services:\n    s: {}\ntcp:\n  routers:\n    p:\n      rule: HostSNI(`a.example`)\n      service: p\n      tls:\n        passthrough: true\n  services:\n    p:\n      loadBalancer:\n        servers:\n          - address: 10.0.0.1:8443\ntls:\n  certificates:\n    - certFile: c\n      keyFile: k\n"},
 	} {
 		data, err := json.Marshal(tc.c)
 		require.NoError(t, err)

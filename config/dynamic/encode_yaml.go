@@ -66,6 +66,11 @@ func (e *YAMLEncoder) configuration(out *bytes.Buffer, c *Configuration) error {
 			}
 		}
 	}
+	if t := c.TCP; !t.empty() {
+		if err := yamlNested(out, map[string]any{"tcp": t}); err != nil {
+			return err
+		}
+	}
 	if t := c.TLS; !t.empty() {
 		out.WriteString("tls:\n")
 		if len(t.Certificates) > 0 {

@@ -26,7 +26,11 @@ var nginxConfigMap = Case{
 		{URL: "/", Status: 301, NoHeaders: []string{"Strict-Transport-Security"}},
 	},
 	Updates: []Update{{
-		Manifests: controllerConfigMap("1200", "127.0.0.3/32") + nginxConfigMapSite,
+		// The converger waits for routers and services alone: the second
+		// Ingress's router marks the configuration that carries the
+		// ConfigMap's new values.
+		Manifests: controllerConfigMap("1200", "127.0.0.3/32") + nginxConfigMapSite +
+			nginxIngress("marker", "marker.{{ .Host }}", "/", "app", ""),
 		Requests: []Request{
 			{URL: "https://nginx-configmap.e2e.test/", Backend: "nginx-configmap-app",
 				Headers: map[string]string{"Strict-Transport-Security": "max-age=1200; includeSubDomains"}},

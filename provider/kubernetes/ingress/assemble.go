@@ -134,10 +134,11 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 		a.addCerts(p)
 		a.addExtras(out, p)
 	}
-	a.extras.changed = true // the maps are made new
+	a.extras.changed, a.extras.tcpChanged = true, true // the maps are made new
 	return &dynamic.Configuration{
 		HTTP: &dynamic.HTTPConfiguration{Routers: out.routers, Services: out.services,
 			Middlewares: a.extras.middlewareMap(nil), ServersTransports: a.extras.transportMap(nil)},
+		TCP: a.extras.tcpSection(nil),
 		TLS: a.certList(),
 	}
 }
@@ -241,12 +242,14 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			tls = prev.TLS
 		}
 	}
-	if tls == prev.TLS && !out.changed() && sameMapValues(middlewares, prev.HTTP.Middlewares) && sameMapValues(transports, prev.HTTP.ServersTransports) {
+	tcp := a.extras.tcpSection(prev.TCP)
+	if tls == prev.TLS && tcp == prev.TCP && !out.changed() && sameMapValues(middlewares, prev.HTTP.Middlewares) && sameMapValues(transports, prev.HTTP.ServersTransports) {
 		return prev, true // nothing the proxy reads changed
 	}
 	routers, services := out.apply()
 	return &dynamic.Configuration{
 		HTTP: &dynamic.HTTPConfiguration{Routers: routers, Services: services, Middlewares: middlewares, ServersTransports: transports},
+		TCP:  tcp,
 		TLS:  tls,
 	}, true
 }

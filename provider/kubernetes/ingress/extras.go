@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // extraRefs counts the middlewares and servers transports the parts
@@ -18,6 +19,9 @@ type extraRefs struct {
 	// TLS options go to the TLS section, made apart from the HTTP one.
 	tlsOptions map[string]*extraRef[dynamic.TLSOptions]
 	tlsChanged bool // since the options were last made
+	// Passthroughs make the TCP section, also apart.
+	passthroughs map[string]*extraRef[translate.Passthrough]
+	tcpChanged   bool // since the section was last made
 }
 
 type extraRef[T any] struct {
@@ -28,7 +32,7 @@ type extraRef[T any] struct {
 // hasExtras says whether the part adds anything besides routers, load
 // balancers and certificates.
 func (p *ingressPart) hasExtras() bool {
-	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0 || len(p.TLSOptions) > 0
+	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0 || len(p.TLSOptions) > 0 || len(p.Passthroughs) > 0
 }
 
 // addExtras places what p adds besides routers: its services through the
@@ -60,6 +64,10 @@ func (a *assembly) addExtras(out outputMaps, p *ingressPart) bool {
 		addRef(&a.extras.tlsOptions, o.Name, o.Options)
 		a.extras.tlsChanged = true
 	}
+	for i := range p.Passthroughs {
+		addRef(&a.extras.passthroughs, p.Passthroughs[i].Name, &p.Passthroughs[i])
+		a.extras.tcpChanged = true
+	}
 	return true
 }
 
@@ -86,6 +94,10 @@ func (a *assembly) removeExtras(out outputMaps, p *ingressPart) {
 	for _, o := range p.TLSOptions {
 		removeRef(a.extras.tlsOptions, o.Name)
 		a.extras.tlsChanged = true
+	}
+	for _, pt := range p.Passthroughs {
+		removeRef(a.extras.passthroughs, pt.Name)
+		a.extras.tcpChanged = true
 	}
 }
 
@@ -152,6 +164,28 @@ func (x *extraRefs) tlsOptionMap() map[string]*dynamic.TLSOptions {
 	out := make(map[string]*dynamic.TLSOptions, len(x.tlsOptions))
 	for name, ref := range x.tlsOptions {
 		out[name] = ref.value
+	}
+	return out
+}
+
+// tcpSection is the configuration's TCP section: prev itself when no
+// passthrough changed since it was made, nil when there is none. It
+// clears tcpChanged.
+func (x *extraRefs) tcpSection(prev *dynamic.TCPConfiguration) *dynamic.TCPConfiguration {
+	if !x.tcpChanged {
+		return prev
+	}
+	x.tcpChanged = false
+	if len(x.passthroughs) == 0 {
+		return nil
+	}
+	out := &dynamic.TCPConfiguration{Routers: make(map[string]*dynamic.TCPRouter, len(x.passthroughs)),
+		Services: make(map[string]*dynamic.TCPService, len(x.passthroughs))}
+	for name, ref := range x.passthroughs {
+		out.Routers[name], out.Services[name] = ref.value.Router, ref.value.Service
+	}
+	if prev != nil && reflect.DeepEqual(prev, out) {
+		return prev
 	}
 	return out
 }

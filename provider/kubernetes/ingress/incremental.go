@@ -168,6 +168,9 @@ func (ps *pass) refresh(svc translate.Key) ([]lbSwap, bool) {
 	users := st.svcUsers[svc]
 	var olds []*serviceEntry
 	for _, p := range users {
+		if len(p.Passthroughs) > 0 {
+			return nil, false // a passthrough copies the servers' addresses: translated again
+		}
 		for _, en := range p.entries {
 			if en.key.Service != svc || slices.Contains(olds, en) {
 				continue

@@ -60,6 +60,7 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		np := &NGINXProvider{}
 		np.SetDefaults()
 		np.WatchIngressWithoutClass = true // the generated Ingresses name no class
+		np.EnableSSLPassthrough = true
 		require.NoError(t, np.Init())
 		opts = &np.Provider
 	}

@@ -32,6 +32,8 @@ var nginxChurnAnnotations = []struct{ key, values []string }{
 	{[]string{"nginx.ingress.kubernetes.io/default-backend"}, []string{"svc-00001", "missing"}},
 	{[]string{"nginx.ingress.kubernetes.io/custom-http-errors"}, []string{"503,404"}},
 	{[]string{"nginx.ingress.kubernetes.io/service-upstream"}, []string{"true"}},
+	// A TCP router that copies its servers: translated again when they move.
+	{[]string{"nginx.ingress.kubernetes.io/ssl-passthrough"}, []string{"true", "false"}},
 }
 
 // mutateNGINXAnnotations sets or removes one ingress-nginx annotation.

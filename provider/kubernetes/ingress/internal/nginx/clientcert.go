@@ -167,8 +167,13 @@ func (pc *pathContext) hostClientCert() ([]string, bool) {
 // have two options, and Traefik would fall back to the default one, which
 // asks for no certificate. On such an entry point the TLS router then
 // wins over the plain router's copy, which would only redirect.
+//
+// On an ssl-passthrough host the host is matched by HostRegexp too: an
+// HTTPS router with a Host matcher for the SNI host (such a copy of a
+// plain router) would take the host's TLS connections before the
+// passthrough TCP router (passthrough.go); a HostRegexp one does not.
 func (pc *pathContext) plainRouting(host, rule string, priority int) (string, int) {
-	if pc.plainRedirect == "" {
+	if pc.plainRedirect == "" && !pc.facts.passthrough {
 		return rule, priority
 	}
 	if rest, ok := strings.CutPrefix(rule, translate.HostRule(host)); ok && !strings.HasPrefix(host, "*.") {

@@ -56,6 +56,12 @@ type hostFacts struct {
 	// canaries are the canary Ingresses of this namespace on the host by
 	// path (canary.go).
 	canaries canaryPaths
+	// passthrough: an Ingress of the owner's namespace asks for
+	// ssl-passthrough on the host, and the options allow it: TLS
+	// connections for the host go to the backend of its "/" path without
+	// Traefik ending their TLS (passthrough.go), so the host has no TLS
+	// routers.
+	passthrough bool
 }
 
 // ownedElsewhere says whether the host belongs to another namespace
@@ -83,6 +89,9 @@ func (t *translation) hostFacts(host string) hostFacts {
 		cfg, problems := t.annotationsOf(ing)
 		if own && !cfg.Canary.Enabled && cfg.Paths.regexMode(ing, host) {
 			f.regex = true
+		}
+		if byOwner && !cfg.Canary.Enabled && cfg.Paths.SSLPassthrough && t.opts.SSLPassthrough && !wildcardOrNone(host) {
+			f.passthrough = true
 		}
 		if byOwner && !cfg.Canary.Enabled && f.clientCert == nil && cfg.Access.ClientCert.secret != "" {
 			f.clientCert = &certSource{ing: ing, cfg: cfg.Access.ClientCert}

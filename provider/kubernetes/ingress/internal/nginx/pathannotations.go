@@ -30,9 +30,12 @@ type PathConfig struct {
 	// force-ssl-redirect), so the slash is kept.
 	PreserveTrailingSlash bool
 	AppRoot               string
-	Redirect              RedirectConfig
-	FromToWWW             bool
-	ServerAliases         []string
+	// SSLPassthrough: TLS connections for the Ingress's hosts go to the
+	// backend of its "/" path as they are (passthrough.go).
+	SSLPassthrough bool
+	Redirect       RedirectConfig
+	FromToWWW      bool
+	ServerAliases  []string
 }
 
 func (c *PathConfig) setDefaults() {
@@ -59,6 +62,13 @@ var pathAnnotations = []annotation{
 	}},
 	{name: "from-to-www-redirect", parse: func(v string, c *Config) (err error) { c.Paths.FromToWWW, err = parseBool(v); return }},
 	{name: "server-alias", parse: func(v string, c *Config) (err error) { c.Paths.ServerAliases, err = parseAliases(v); return }},
+	{name: "ssl-passthrough", parse: func(v string, c *Config) (err error) {
+		if c.Paths.SSLPassthrough, err = parseBool(v); err == nil && c.Paths.SSLPassthrough && !c.opts.sslPassthrough() {
+			c.Paths.SSLPassthrough = false
+			return errors.New("ignored: the provider's enableSSLPassthrough is off (ingress-nginx's --enable-ssl-passthrough), so Traefik ends TLS for the host as for any other")
+		}
+		return err
+	}},
 }
 
 // keep sets *field to what parse reads of v, and leaves its default

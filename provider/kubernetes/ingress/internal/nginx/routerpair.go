@@ -48,7 +48,7 @@ func (pc *pathContext) routerPair(r route) {
 		rule, priority := pc.plainRouting(r.host, r.rule, r.priority)
 		pc.p.AddRouter(r.key, pc.ref, build(rule, priority, r.plainMws), r.to.svc)
 	}
-	if pc.facts.tls {
+	if pc.facts.tls && !pc.facts.passthrough {
 		secure := build(r.rule, r.priority, r.tlsMws)
 		secure.TLS = &dynamic.RouterTLSConfig{Options: pc.tlsOptions}
 		pc.p.AddRouter(r.key+"_tls", pc.ref, secure, r.to.svc)

@@ -32,6 +32,10 @@ type Options struct {
 	// types refuse (pathtypes.go): off, as ingress-nginx by default, such
 	// an Ingress is not served.
 	LoosePathTypes bool
+	// SSLPassthrough is ingress-nginx's --enable-ssl-passthrough: the
+	// ssl-passthrough annotation is honoured (passthrough.go); off, it is
+	// ignored, as ingress-nginx ignores it then.
+	SSLPassthrough bool
 	// AllowedAuthHosts are the hosts auth-url and auth-signin may name
 	// although authhost.go refuses them (loopback, link-local,
 	// unspecified, localhost, numeric spellings): matched against the
@@ -210,6 +214,7 @@ func (t *translation) path(facts hostFacts, host string, ref translate.PathRef, 
 		pc.extraRouters(r)
 		pc.canaryRouters(r)
 	}
+	pc.passthrough()
 }
 
 // serve adds the routers of the path on its host: to its service through

@@ -44,6 +44,10 @@ type Part struct {
 	// part name them in tls.options. Parts that name one option define
 	// it alike (the dialect derives it from what all of them read).
 	TLSOptions []NamedTLSOption
+	// Passthroughs go to the configuration's tcp section: routers that
+	// hand TLS connections for a host to servers without ending their TLS
+	// (ingress-nginx's ssl-passthrough), each with its service.
+	Passthroughs []Passthrough
 	// Most Ingresses have one path: room for its router in the part,
 	// which a full render makes for every Ingress.
 	routerBuf [1]Router
@@ -110,6 +114,14 @@ type NamedService struct {
 type NamedMiddleware struct {
 	Name       string
 	Middleware *dynamic.Middleware
+}
+
+// Passthrough is a TCP router a part defines, and its service, both
+// under Name.
+type Passthrough struct {
+	Name    string
+	Router  *dynamic.TCPRouter
+	Service *dynamic.TCPService
 }
 
 // NamedTransport is a servers transport a part defines.
@@ -235,6 +247,7 @@ func (t *IngressEnv) Translate(p *Part, ing *netv1.Ingress, pl *Plan) {
 func RecoverPart(p *Part) {
 	if v := recover(); v != nil {
 		p.Routers, p.Default, p.Certs, p.Services, p.Middlewares, p.Transports, p.TLSOptions = nil, nil, nil, nil, nil, nil, nil
+		p.Passthroughs = nil
 		p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Severity: SeverityError,
 			Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
 	}
