@@ -124,6 +124,12 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 			key := backendPort(ing.Namespace, sb)
 			rt := newRouter(ra, DefaultBackendName)
 			rt.Rule = `PathPrefix("/")`
+			if rt.RuleSyntax == "" {
+				// As Traefik's provider writes it: v3's syntax whatever
+				// Traefik's core.defaultRuleSyntax, which Traefik does not
+				// warn about (the option itself is deprecated).
+				rt.RuleSyntax = "default"
+			}
 			rt.Priority = math.MinInt32
 			setObservability(rt, &observabilityAlloc{}, ing, sb.Name, key.Text())
 			ra.observe(rt)
@@ -225,6 +231,11 @@ func (ra *routerAnnotations) observe(rt *dynamic.Router) {
 	if o := ra.Observability; o != nil {
 		rt.Observability.AccessLogs, rt.Observability.Metrics, rt.Observability.Tracing = o.AccessLogs, o.Metrics, o.Tracing
 		rt.Observability.TraceVerbosity = o.TraceVerbosity
+		if o.TraceVerbosity == "" {
+			// Traefik's default, which its label parser writes as soon
+			// as one observability annotation is given.
+			rt.Observability.TraceVerbosity = "minimal"
+		}
 	}
 }
 
