@@ -177,7 +177,13 @@ func slicewayBuild(t *testing.T, conf *dynamic.Configuration) {
 	proxyBuilder := httputil.NewProxyBuilder(transportManager, nil)
 	proxyBuilder.Update(merged.HTTP.ServersTransports)
 	managerFactory := service.NewManagerFactory(staticConf, safe.NewPool(ctx), nil, transportManager, proxyBuilder, nil, tlsManager)
-	routerFactory, err := NewRouterFactory(staticConf, managerFactory, tlsManager, nil, nil, tcp.NewDialerManager(nil))
+	// The TCP routers (ssl-passthrough) dial through Traefik's default
+	// TCP servers transport, which its internal provider defines.
+	dialers := tcp.NewDialerManager(nil)
+	defaultTCP := &dynamic.TCPServersTransport{}
+	defaultTCP.SetDefaults()
+	dialers.Update(map[string]*dynamic.TCPServersTransport{"default@internal": defaultTCP})
+	routerFactory, err := NewRouterFactory(staticConf, managerFactory, tlsManager, nil, nil, dialers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +195,14 @@ func slicewayBuild(t *testing.T, conf *dynamic.Configuration) {
 		}
 		if r := rtConf.Routers[name]; len(r.Err) > 0 || r.Status != runtime.StatusEnabled {
 			t.Errorf("router %s: Traefik does not build it (%s): %s", name, r.Status, strings.Join(r.Err, "; "))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(rtConf.TCPRouters)) {
+		if !ours(name) {
+			continue
+		}
+		if r := rtConf.TCPRouters[name]; len(r.Err) > 0 || r.Status != runtime.StatusEnabled {
+			t.Errorf("TCP router %s: Traefik does not build it (%s): %s", name, r.Status, strings.Join(r.Err, "; "))
 		}
 	}
 

@@ -1,12 +1,15 @@
 package ingressnginx
 
 // This file is copied into Traefik's pkg/provider/kubernetes/ingress-nginx
-// by tools/traefik-check/run; it is not part of sliceway's build. It says
-// what happens to one request in one configuration, as a text that two
-// configurations share when they behave alike, whatever they name things:
-// the router's TLS client-certificate check, then the router's middlewares
-// in their order, then where the request ends (a redirect, an answer of a
-// middleware, or the servers of the service with the request they get).
+// by tools/traefik-check/run, and, renamed into package ingress, into
+// pkg/provider/kubernetes/ingress for the check of Traefik's Ingress
+// provider's tables (sliceway_ingress_table_test.go); it is not part of
+// sliceway's build. It says what happens to one request in one
+// configuration, as a text that two configurations share when they behave
+// alike, whatever they name things: the router's TLS client-certificate
+// check, then the router's middlewares in their order, then where the
+// request ends (a redirect, an answer of a middleware, or the servers of
+// the service with the request they get).
 //
 // Middlewares are of three kinds here:
 //   - run: Traefik's own code handles the request (redirectScheme,

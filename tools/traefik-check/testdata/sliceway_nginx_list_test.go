@@ -5,12 +5,16 @@ package ingressnginx
 // the list of the cases of Traefik's table that differ on purpose
 // (tools/traefik-check/testdata/nginx-table-differences.txt, named by
 // SLICEWAY_NGINX_DIFFERENCES) and checks that each entry's link names a
-// section of the migration guide (SLICEWAY_NGINX_GUIDE) that exists.
+// section of the migration guide (SLICEWAY_NGINX_GUIDE) that exists. The
+// check of Traefik's Ingress provider's tables uses it too (run copies it
+// into that package), with its own list and documents.
 
 import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -19,6 +23,7 @@ import (
 // slicewayListed is one entry of the list: why the case differs, and
 // where the guide says so.
 type slicewayListed struct {
+	file   string // the list's base name, for messages
 	line   int
 	reason string
 	link   string // docs/migrating-from-ingress-nginx.md#anchor
@@ -30,8 +35,12 @@ const slicewayGuidePath = "docs/migrating-from-ingress-nginx.md"
 // readSlicewayList reads the list: one case a line, "desc | reason |
 // link", where desc is the case's desc in Traefik's table (with " #2" for
 // the second case of the same desc), blank lines and lines starting with
-// # aside.
-func readSlicewayList(name string) (map[string]slicewayListed, error) {
+// # aside. A link is one of docs (paths as the links write them, the
+// migration guide when none is given) with a #section.
+func readSlicewayList(name string, docs ...string) (map[string]slicewayListed, error) {
+	if len(docs) == 0 {
+		docs = []string{slicewayGuidePath}
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -49,13 +58,14 @@ func readSlicewayList(name string) (map[string]slicewayListed, error) {
 			return nil, fmt.Errorf("%s:%d: want \"desc | reason | link\", got %q", name, n, line)
 		}
 		desc, reason, link := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
-		if reason == "" || !strings.HasPrefix(link, slicewayGuidePath+"#") {
-			return nil, fmt.Errorf("%s:%d: %q needs a reason and a link to %s#<section>", name, n, desc, slicewayGuidePath)
+		doc, _, _ := strings.Cut(link, "#")
+		if reason == "" || !strings.Contains(link, "#") || !slices.Contains(docs, doc) {
+			return nil, fmt.Errorf("%s:%d: %q needs a reason and a link to one of %s with #<section>", name, n, desc, strings.Join(docs, ", "))
 		}
 		if prev, ok := list[desc]; ok {
 			return nil, fmt.Errorf("%s:%d: %q is listed already on line %d", name, n, desc, prev.line)
 		}
-		list[desc] = slicewayListed{line: n, reason: reason, link: link}
+		list[desc] = slicewayListed{file: filepath.Base(name), line: n, reason: reason, link: link}
 	}
 	return list, sc.Err()
 }
@@ -104,14 +114,26 @@ func slicewayAnchors(name string) (map[string]bool, error) {
 // section of the guide.
 func checkSlicewayListLinks(t *testing.T, list map[string]slicewayListed, guide string) {
 	t.Helper()
-	anchors, err := slicewayAnchors(guide)
-	if err != nil {
-		t.Fatalf("SLICEWAY_NGINX_GUIDE: %v", err)
+	checkSlicewayListDocs(t, list, map[string]string{slicewayGuidePath: guide})
+}
+
+// checkSlicewayListDocs fails for each entry whose link names no section
+// of its document; files maps each document, as the links write it, to
+// its file.
+func checkSlicewayListDocs(t *testing.T, list map[string]slicewayListed, files map[string]string) {
+	t.Helper()
+	anchors := map[string]map[string]bool{}
+	for doc, file := range files {
+		a, err := slicewayAnchors(file)
+		if err != nil {
+			t.Fatalf("the documents the list links to: %v", err)
+		}
+		anchors[doc] = a
 	}
 	for desc, l := range list {
-		_, anchor, _ := strings.Cut(l.link, "#")
-		if !anchors[anchor] {
-			t.Errorf("nginx-table-differences.txt:%d: %q links to %s, which is no section of %s", l.line, desc, l.link, slicewayGuidePath)
+		doc, anchor, _ := strings.Cut(l.link, "#")
+		if !anchors[doc][anchor] {
+			t.Errorf("%s:%d: %q links to %s, which is no section of %s", l.file, l.line, desc, l.link, doc)
 		}
 	}
 }

@@ -1,13 +1,15 @@
 package ingressnginx
 
 // This file is copied into Traefik's pkg/provider/kubernetes/ingress-nginx
-// by tools/traefik-check/run; it is not part of sliceway's build. It says
-// where a service sends requests, whatever the services are named: the
-// servers of its load balancers with the share of the requests each gets
-// (through weighted services; a mirroring's main service; a failover's
-// main service while it has servers, else its fallback), each load
-// balancer's sticky cookie and servers transport; and what a TLS router's
-// options ask of clients.
+// by tools/traefik-check/run, and, renamed into package ingress, into
+// pkg/provider/kubernetes/ingress for the check of Traefik's Ingress
+// provider's tables (sliceway_ingress_table_test.go); it is not part of
+// sliceway's build. It says where a service sends requests, whatever the
+// services are named: the servers of its load balancers with the share of
+// the requests each gets (through weighted services; a mirroring's main
+// service; a failover's main service while it has servers, else its
+// fallback), each load balancer's sticky cookie and servers transport; and
+// what a TLS router's options ask of clients.
 
 import (
 	"crypto/sha256"
