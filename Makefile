@@ -5,12 +5,19 @@ GO ?= go
 # Render the configuration of the bundled demo cluster (no cluster needed).
 # Its stdout is the JSON alone (`make run | jq .`): the recipe is not echoed,
 # and what it says about the build goes to stderr. SLICEWAY_BIN is the binary
-# it builds and runs.
+# it builds and runs (and make build builds, and make demo runs).
 SLICEWAY_BIN ?= bin/sliceway
+
+# The version stamped into the binary (`sliceway version`, and the user
+# agent of its requests to the API server): the tag, or the commit, as
+# git describe says, with -dirty for uncommitted changes; dev outside a
+# git checkout.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo dev)
+SLICEWAY_LDFLAGS = -X github.com/sliceway/sliceway/provider/kubernetes/ingress.Version=$(VERSION)
 
 run:
 	@test -x $(SLICEWAY_BIN) || echo "make run: building $(SLICEWAY_BIN); the first build compiles client-go, which takes a minute or more" >&2
-	@$(GO) build -o $(SLICEWAY_BIN) ./cmd/sliceway
+	@$(GO) build -ldflags="$(SLICEWAY_LDFLAGS)" -o $(SLICEWAY_BIN) ./cmd/sliceway
 	@$(SLICEWAY_BIN) render --demo
 
 # Every test: the unit tests, Traefik's own code on sliceway's output, then
@@ -30,7 +37,7 @@ test-unit:
 	cd tools/image && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 build:
-	$(GO) build -o bin/sliceway ./cmd/sliceway
+	$(GO) build -ldflags="$(SLICEWAY_LDFLAGS)" -o $(SLICEWAY_BIN) ./cmd/sliceway
 
 # sliceway's container image, built with no container engine by
 # tools/image (a module of its own, on go-containerregistry): the static
@@ -47,11 +54,12 @@ build:
 #                             skopeo copy --all oci:bin/sliceway-image:$(IMAGE_VERSION) docker://REGISTRY/sliceway:TAG
 # Each platform's binary takes minutes to build the first time.
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
-IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_VERSION ?= $(VERSION)
 IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 image:
+	@echo "make image: building sliceway $(IMAGE_VERSION) for $(IMAGE_PLATFORMS) into bin/sliceway-image.tar and bin/sliceway-image/; each platform's first build takes minutes" >&2
 	cd tools/image && $(GO) run . -go $(GO) -root $(CURDIR) -platforms $(IMAGE_PLATFORMS) \
 	  -version $(IMAGE_VERSION) -revision $(IMAGE_REVISION) -created $(SOURCE_DATE_EPOCH) \
 	  -tarball $(CURDIR)/bin/sliceway-image.tar -layout $(CURDIR)/bin/sliceway-image
@@ -114,6 +122,7 @@ controlplane:
 # on a cold build cache).
 .PHONY: kubectl
 kubectl:
+	@echo "make kubectl: building kubectl from its Go module into bin/kubectl; a few minutes on a cold build cache" >&2
 	cd tools/kubectl && $(GO) build -ldflags="$(CONTROLPLANE_LDFLAGS)" -o $(CURDIR)/bin/kubectl .
 
 # The integration suite against a real control plane (integration/, its own
@@ -148,8 +157,13 @@ ARGS ?=
 # devcluster dies of it, either of which makes make report an error.
 DEVCLUSTER := $(CURDIR)/integration/.cache/bin/devcluster
 
-demo: controlplane build
+# demo-notice comes first, so that the line is said before the builds.
+demo: demo-notice controlplane build
 	cd integration && $(GO) build -o $(DEVCLUSTER) ./cmd/devcluster && exec $(DEVCLUSTER) -controlplane $(CONTROLPLANE) \
 	  -dir $(CURDIR)/integration/.cache/demo -manifests $(DEMO_MANIFESTS) \
 	  -backends $(DEMO_BACKENDS) -chdir $(CURDIR) \
-	  -- $(CURDIR)/bin/sliceway watch $(DEMO_FLAGS) $(ARGS)
+	  -- $(abspath $(SLICEWAY_BIN)) watch $(DEMO_FLAGS) $(ARGS)
+
+.PHONY: demo-notice
+demo-notice:
+	@echo "make demo: building the control plane (etcd, kube-apiserver, kube-controller-manager from k8s.io/kubernetes), sliceway and devcluster, then starting them; the first build takes several minutes" >&2

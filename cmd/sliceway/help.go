@@ -38,12 +38,17 @@ var (
 	notReadByWatch = []string{"format", "serve"}
 	notReadByServe = []string{"format", "output", "outputmode"}
 
-	// notReadByAny are options no command reads: the ingress-nginx
-	// provider takes the Traefik-style one's options, but its annotations
-	// name no other provider's objects, so crossProviderNamespaces has
-	// nothing to restrict there; listing it would suggest it guards that
-	// provider.
-	notReadByAny = []string{"providers.kubernetesingressnginx.crossprovidernamespaces"}
+	// notReadByAny are options no command reads: those the ingress-nginx
+	// provider takes from the Traefik-style one but never reads
+	// (static.NGINXUnreadOptions); listing them would suggest they
+	// change that provider.
+	notReadByAny = func() []string {
+		var names []string
+		for _, n := range static.NGINXUnreadOptions {
+			names = append(names, strings.ToLower(static.NGINXSection+"."+n))
+		}
+		return names
+	}()
 )
 
 // sectionSwitches are flags paerser derives from a section pointer tagged

@@ -55,6 +55,9 @@ func startProvider(ctx context.Context, command string, cfg *static.Configuratio
 	if err != nil {
 		return nil, err
 	}
+	if len(providers) == 0 {
+		return idleProvider(ctx), nil
+	}
 	if err := requireSource(cfg, command); err != nil {
 		return nil, err
 	}
@@ -102,6 +105,18 @@ func startProvider(ctx context.Context, command string, cfg *static.Configuratio
 		live.health = follower.health
 	}
 	return live, nil
+}
+
+// idleProvider stands for no provider: it delivers the empty
+// configuration once, and is done when ctx is.
+func idleProvider(ctx context.Context) *liveProvider {
+	msgs, done := make(chan dynamic.Message, 1), make(chan error, 1)
+	msgs <- dynamic.Message{ProviderName: "sliceway", Configuration: emptyConfiguration()}
+	go func() {
+		<-ctx.Done()
+		done <- nil
+	}()
+	return &liveProvider{msgs: msgs, done: done, health: func() error { return nil }}
 }
 
 func runWatch(ctx context.Context, cfg *static.Configuration, src *configSource, out io.Writer) error {

@@ -20,9 +20,11 @@ func makeRun(t *testing.T, bin string) (stdout, stderr string) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
-	fakeGo := writeFile(t, t.TempDir(), "go", "#!/bin/sh\n# go build -o OUT PKG: copy the binary built by TestMain to OUT; nothing else\n"+
-		"[ \"$1 $2\" = \"build -o\" ] || { echo \"not go build -o: $*\" >&2; exit 1; }\n"+
-		"cp \"$SLICEWAY_TEST_BINARY\" \"$3\"\n")
+	fakeGo := writeFile(t, t.TempDir(), "go", "#!/bin/sh\n# go build [-ldflags=...] -o OUT PKG: copy the binary built by TestMain to OUT; nothing else\n"+
+		"[ \"$1\" = build ] || { echo \"not go build: $*\" >&2; exit 1; }\n"+
+		"while [ $# -gt 0 ] && [ \"$1\" != -o ]; do shift; done\n"+
+		"[ \"$1\" = -o ] || { echo \"no -o\" >&2; exit 1; }\n"+
+		"cp \"$SLICEWAY_TEST_BINARY\" \"$2\"\n")
 	require.NoError(t, os.Chmod(fakeGo, 0o755))
 	cmd := exec.Command("make", "--no-print-directory", "run", "GO="+fakeGo, "SLICEWAY_BIN="+bin)
 	cmd.Dir = "../.."

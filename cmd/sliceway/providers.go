@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rs/zerolog"
 	"k8s.io/client-go/kubernetes"
@@ -45,9 +46,23 @@ func enabledProviders(cfg *static.Configuration) []enabledProvider {
 }
 
 // initProviders gives each enabled provider the logger (and observer) and
-// validates its options; none enabled is an error.
+// validates its options. It says which providers run: a switch's value
+// decides whether a provider runs, and a user who meant to turn one on
+// must see it did not. None runs only when the Traefik-style one is
+// switched off and no other is on: that is warned about, and the
+// configuration stays empty.
 func initProviders(cfg *static.Configuration, logger zerolog.Logger, observer ingress.Observer) ([]enabledProvider, error) {
 	list := enabledProviders(cfg)
+	if len(list) == 0 {
+		logger.Warn().Msg("no provider runs: providers.kubernetesIngress is false and providers.kubernetesIngressNGINX is not true; " +
+			"the configuration stays empty (--providers.kubernetesingressnginx=true runs the ingress-nginx provider)")
+		return nil, nil
+	}
+	names := make([]string, len(list))
+	for i, ep := range list {
+		names[i] = strings.ToLower(strings.TrimPrefix(ep.option, "providers."))
+	}
+	logger.Info().Strs("providers", names).Msg("providers that run")
 	for _, ep := range list {
 		ep.run.SetLogger(logger)
 		if observer != nil {
@@ -83,9 +98,18 @@ func separateLeases(list []enabledProvider) error {
 	return nil
 }
 
+// emptyConfiguration is what is delivered when no provider runs: what a
+// provider renders for a cluster without Ingresses, written {}.
+func emptyConfiguration() *dynamic.Configuration {
+	return &dynamic.Configuration{HTTP: &dynamic.HTTPConfiguration{
+		Routers: map[string]*dynamic.Router{}, Services: map[string]*dynamic.Service{}, Middlewares: map[string]*dynamic.Middleware{},
+	}}
+}
+
 // clusterOptions are the provider options that say which cluster, and
 // which part of it, is read: the first enabled provider's, for the
-// manifests and the demo (which every provider reads alike).
+// manifests and the demo (which every provider reads alike). There is
+// one: a caller with no provider reads no cluster.
 func clusterOptions(cfg *static.Configuration) *ingress.Provider {
 	return enabledProviders(cfg)[0].opts
 }

@@ -53,6 +53,9 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	if err != nil {
 		return err
 	}
+	if len(providers) == 0 {
+		return writeConfiguration(out, emptyConfiguration(), cfg.Format)
+	}
 	cs, copts, inputErrs, err := openCluster(cfg, logger)
 	if err != nil {
 		return err

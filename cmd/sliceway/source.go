@@ -25,6 +25,7 @@ type configSource struct {
 	file        string
 	ignoredArgs []string // flags given beside an explicit --configfile
 	ignoredEnv  int      // SLICEWAY_* variables beside a file or flags
+	unread      []string // options given that no provider reads
 }
 
 // loaders is the one resource loader of every command. As in Traefik, one
@@ -40,13 +41,34 @@ func loaders(src *configSource) []cli.ResourceLoader {
 type sourceLoader struct{ src *configSource }
 
 func (l *sourceLoader) Load(args []string, cmd *cli.Command) (bool, error) {
+	// Every flag is checked, those a file makes ignored too: a misspelt
+	// one is a mistake whichever source is used.
+	flags, err := readFlags(args)
+	if err != nil {
+		return false, err
+	}
 	explicit, others := splitConfigFileArgs(args)
+	// The file paerser will read, found as it finds it, so that its
+	// values are checked before paerser reads them.
+	var configFile string
+	for _, g := range flags {
+		if g.name == "configFile" {
+			configFile = g.value
+		}
+	}
+	finder := cli.Finder{BasePaths: configSearchPaths, Extensions: []string{"toml", "yaml", "yml"}}
+	if path, err := finder.Find(configFile); err == nil && path != "" && (explicit || len(others) == 0) {
+		if err := checkValues(readFile(path)); err != nil {
+			return false, err
+		}
+	}
 	file := &cli.FileLoader{ConfigFileFlag: "configfile", BasePaths: configSearchPaths}
 	found, err := file.Load(args, cmd)
 	if err != nil {
 		return false, err
 	}
 	env := countEnv()
+	cfg, _ := cmd.Configuration.(*static.Configuration)
 	switch {
 	case found && !explicit && len(others) > 0:
 		return false, fmt.Errorf("the configuration file %s was found by the default search (%s, .toml, .yaml or .yml), and flags were given too (%s): "+
@@ -54,29 +76,54 @@ func (l *sourceLoader) Load(args []string, cmd *cli.Command) (bool, error) {
 			file.GetFilename(), strings.Join(configSearchPaths, ", "), strings.Join(others, " "), file.GetFilename())
 	case found:
 		*l.src = configSource{kind: "file", file: file.GetFilename(), ignoredArgs: others, ignoredEnv: env}
-		if cfg, ok := cmd.Configuration.(*static.Configuration); ok {
+		if cfg != nil {
 			if err := setEmptyFromFile(cfg, file.GetFilename()); err != nil {
 				return false, err
 			}
+			l.src.apply(cfg, readFile(file.GetFilename()))
 		}
 		return true, nil
 	}
+	if err := checkValues(flags); err != nil {
+		return false, err
+	}
 	if done, err := (&cli.FlagLoader{}).Load(args, cmd); err != nil || done {
 		*l.src = configSource{kind: "flags", ignoredEnv: env}
-		if cfg, ok := cmd.Configuration.(*static.Configuration); ok && err == nil {
+		if cfg != nil && err == nil {
 			setEmptyFromFlags(cfg, args)
+			l.src.apply(cfg, flags)
 		}
 		return done, err
 	}
+	vars := readEnv(os.Environ())
+	if err := checkValues(vars); err != nil {
+		return false, err
+	}
 	if done, err := (&cli.EnvLoader{Prefix: envPrefix}).Load(args, cmd); err != nil || done {
 		*l.src = configSource{kind: "environment"}
-		if cfg, ok := cmd.Configuration.(*static.Configuration); ok && err == nil {
+		if cfg != nil && err == nil {
 			setEmptyFromEnv(cfg, os.Environ())
+			l.src.apply(cfg, vars)
 		}
 		return done, err
 	}
 	*l.src = configSource{kind: "defaults"}
 	return false, nil
+}
+
+// apply takes from the options the source gave what paerser does not
+// keep: the providers switched off, and the options no provider reads
+// (said at start).
+func (s *configSource) apply(cfg *static.Configuration, list []given) {
+	if off := switchedOff(list); len(off) > 0 {
+		if cfg.Providers == nil {
+			cfg.Providers = &static.Providers{}
+		}
+		for _, name := range off {
+			cfg.Providers.SwitchOff(name)
+		}
+	}
+	s.unread = unreadOptions(list)
 }
 
 // splitConfigFileArgs tells whether --configfile is among the arguments
@@ -128,6 +175,9 @@ func newLogger(cfg *static.Configuration, src *configSource) (zerolog.Logger, er
 	}
 	if src.ignoredEnv > 0 {
 		logger.Warn().Int("variables", src.ignoredEnv).Msgf("%s* environment variables are ignored: the configuration comes from %s", envPrefix, src.describe())
+	}
+	for _, name := range src.unread {
+		logger.Warn().Msgf("%s is not read by the ingress-nginx provider (see docs/configuration.md)", name)
 	}
 	return logger, nil
 }

@@ -5,6 +5,7 @@ package static
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
@@ -35,7 +36,23 @@ type Providers struct {
 	KubernetesIngress *ingress.Provider `description:"Kubernetes Ingress provider (Traefik-style); on by default when no provider is configured." json:"kubernetesIngress,omitempty" toml:"kubernetesIngress,omitempty" yaml:"kubernetesIngress,omitempty" label:"allowEmpty" export:"true"`
 	// Off unless set: --providers.kubernetesingressnginx=true.
 	KubernetesIngressNGINX *ingress.NGINXProvider `description:"Kubernetes Ingress provider for the Ingresses of ingress-nginx (class nginx, nginx.ingress.kubernetes.io annotations); its names start with nginx_, so it can run beside kubernetesIngress." json:"kubernetesIngressNGINX,omitempty" toml:"kubernetesIngressNGINX,omitempty" yaml:"kubernetesIngressNGINX,omitempty" label:"allowEmpty" export:"true"`
+
+	// switchedOff are the providers a source turned off by name
+	// (--providers.kubernetesingress=false): paerser leaves a section
+	// given false as one not given, which EnableDefault would turn on.
+	switchedOff []string
 }
+
+// NGINXSection is the ingress-nginx provider's section, as the docs name it.
+const NGINXSection = "providers.kubernetesIngressNGINX"
+
+// NGINXUnreadOptions are options of the Traefik-style provider that the
+// ingress-nginx provider takes (it embeds them all) but never reads:
+// its paths match as ingress-nginx's locations do, in its order
+// (routerPriority, strictPrefixMatching), and its annotations name no
+// other provider's objects (crossProviderNamespaces). The help leaves
+// them out of its section and setting one is warned about.
+var NGINXUnreadOptions = []string{"crossProviderNamespaces", "routerPriority", "strictPrefixMatching"}
 
 // New returns a configuration with the default values. No provider is
 // set: as in Traefik, a provider runs when its section is configured
@@ -53,10 +70,16 @@ func New() *Configuration {
 	}
 }
 
+// SwitchOff records that a source gave the switch of the provider named
+// name (kubernetesIngress, kubernetesIngressNGINX) false.
+func (p *Providers) SwitchOff(name string) {
+	p.switchedOff = append(p.switchedOff, name)
+}
+
 // EnableDefault turns the Traefik-style provider on, with its defaults,
-// when no provider is configured.
+// when no provider is configured and it was not switched off.
 func (p *Providers) EnableDefault() {
-	if p.KubernetesIngress == nil && p.KubernetesIngressNGINX == nil {
+	if p.KubernetesIngress == nil && p.KubernetesIngressNGINX == nil && !slices.Contains(p.switchedOff, "kubernetesIngress") {
 		p.KubernetesIngress = &ingress.Provider{}
 		p.KubernetesIngress.SetDefaults()
 	}

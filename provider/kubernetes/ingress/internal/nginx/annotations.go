@@ -156,7 +156,7 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 		}
 		a, ok := known[name]
 		if !ok {
-			problems = append(problems, Problem{Annotation: key, Closed: looksLikeAccess(name), Err: errors.New("not supported by sliceway's ingress-nginx dialect")})
+			problems = append(problems, Problem{Annotation: key, Closed: looksLikeAccess(name), Err: unknownAnnotation(name)})
 			continue
 		}
 		if err := a.parse(value, c); err != nil {

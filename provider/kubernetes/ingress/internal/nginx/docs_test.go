@@ -14,47 +14,6 @@ import (
 // what this package does.
 const migrationGuide = "../../../../../docs/migrating-from-ingress-nginx.md"
 
-// upstreamAnnotations are the annotations ingress-nginx's reference
-// documents (docs/user-guide/nginx-configuration/annotations.md of
-// kubernetes/ingress-nginx at dbb11b92ddb77bee9c35e462479129354c84f939,
-// its last release line): the guide must say what becomes of each, so
-// that no row can be dropped unnoticed.
-var upstreamAnnotations = strings.Fields(`
-affinity affinity-canary-behavior affinity-mode app-root auth-always-set-cookie
-auth-cache-duration auth-cache-key auth-keepalive auth-keepalive-requests
-auth-keepalive-share-vars auth-keepalive-timeout auth-method auth-proxy-set-headers
-auth-realm auth-request-redirect auth-response-headers auth-secret auth-secret-type
-auth-signin auth-signin-redirect-param auth-snippet auth-tls-error-page
-auth-tls-match-cn auth-tls-pass-certificate-to-upstream auth-tls-secret
-auth-tls-verify-client auth-tls-verify-depth auth-type auth-url backend-protocol
-canary canary-by-cookie canary-by-header canary-by-header-pattern
-canary-by-header-value canary-weight canary-weight-total client-body-buffer-size
-configuration-snippet connection-proxy-header cors-allow-credentials
-cors-allow-headers cors-allow-methods cors-allow-origin cors-expose-headers
-cors-max-age custom-headers custom-http-errors default-backend denylist-source-range
-enable-access-log enable-cors enable-global-auth enable-modsecurity
-enable-opentelemetry enable-owasp-core-rules enable-rewrite-log force-ssl-redirect
-from-to-www-redirect http2-push-preload limit-burst-multiplier limit-connections
-limit-rate limit-rate-after limit-rpm limit-rps limit-whitelist load-balance
-mirror-host mirror-request-body mirror-target modsecurity-snippet
-modsecurity-transaction-id opentelemetry-trust-incoming-span permanent-redirect
-permanent-redirect-code preserve-trailing-slash proxy-body-size proxy-buffer-size
-proxy-buffering proxy-buffers-number proxy-busy-buffers-size proxy-connect-timeout
-proxy-cookie-domain proxy-cookie-path proxy-http-version proxy-max-temp-file-size
-proxy-next-upstream proxy-next-upstream-timeout proxy-next-upstream-tries
-proxy-read-timeout proxy-redirect-from proxy-redirect-to proxy-request-buffering
-proxy-send-timeout proxy-ssl-ciphers proxy-ssl-name proxy-ssl-protocols
-proxy-ssl-secret proxy-ssl-server-name proxy-ssl-verify proxy-ssl-verify-depth
-rewrite-target satisfy server-alias server-snippet service-upstream
-session-cookie-change-on-failure session-cookie-conditional-samesite-none
-session-cookie-domain session-cookie-expires session-cookie-max-age
-session-cookie-name session-cookie-path session-cookie-samesite session-cookie-secure
-ssl-ciphers ssl-passthrough ssl-prefer-server-ciphers ssl-redirect stream-snippet
-temporal-redirect temporal-redirect-code upstream-hash-by upstream-hash-by-subset
-upstream-hash-by-subset-size upstream-vhost use-regex whitelist-source-range
-x-forwarded-prefix
-`)
-
 // guideRow is what the guide's table says of one annotation.
 type guideRow struct {
 	status string // supported, differs, ignored or refused
