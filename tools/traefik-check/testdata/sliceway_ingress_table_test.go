@@ -3,7 +3,7 @@ package ingress
 // This file is copied into Traefik's pkg/provider/kubernetes/ingress by
 // tools/traefik-check/run; it is not part of sliceway's build. It holds
 // the hooks of TestSlicewayIngressTable, which
-// tools/traefik-check/ingresstable writes from Traefik's own
+// tools/traefik-check/tablerewrite writes from Traefik's own
 // TestLoadConfigurationFromIngresses* tables: each case still runs
 // Traefik's provider (and Traefik's own assertions), and
 // slicewayIngressTableCase then renders the case's fixture with sliceway's

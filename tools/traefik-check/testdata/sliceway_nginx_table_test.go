@@ -2,7 +2,7 @@ package ingressnginx
 
 // This file is copied into Traefik's pkg/provider/kubernetes/ingress-nginx
 // by tools/traefik-check/run; it is not part of sliceway's build. It is
-// the hook of TestSlicewayNGINXTable, which tools/traefik-check/nginxtable
+// the hook of TestSlicewayNGINXTable, which tools/traefik-check/tablerewrite
 // writes from Traefik's own TestLoadIngresses: each case of Traefik's
 // table still runs Traefik's provider on its fixtures, and instead of
 // Traefik's assertion, slicewayNGINXTableCase runs `sliceway render` with

@@ -10,7 +10,7 @@ import (
 
 // A small stand-in for Traefik's kubernetes_test.go: the table test, a
 // helper and another test that must not be copied, an import only they use.
-const traefikLike = `package ingressnginx
+const nginxTraefikLike = `package ingressnginx
 
 import (
 	"os"
@@ -39,8 +39,8 @@ func TestOther(t *testing.T) { _ = os.Getenv("X") }
 func readResources() {}
 `
 
-func TestRewriteHooksTheTable(t *testing.T) {
-	out, err := rewrite("kubernetes_test.go", []byte(traefikLike))
+func TestRewriteNGINXHooksTheTable(t *testing.T) {
+	out, err := rewriteNGINX("kubernetes_test.go", []byte(nginxTraefikLike))
 	require.NoError(t, err)
 	text := string(out)
 	assert.Contains(t, text, "func TestSlicewayNGINXTable(t *testing.T) {")
@@ -52,14 +52,14 @@ func TestRewriteHooksTheTable(t *testing.T) {
 	assert.Contains(t, text, `"github.com/traefik/traefik/v3/pkg/config/dynamic"`)
 }
 
-func TestRewriteFailsWithoutItsAnchors(t *testing.T) {
+func TestRewriteNGINXFailsWithoutItsAnchors(t *testing.T) {
 	for name, src := range map[string]string{
-		"no table test":  strings.Replace(traefikLike, "TestLoadIngresses", "TestLoadIngressesV2", 1),
-		"no assertion":   strings.Replace(traefikLike, "assert.Equal(t, test.expected, conf)", "assert.Equal(t, conf, test.expected)", 1),
-		"no table loop":  strings.Replace(traefikLike, "range testCases", "range cases", 1),
-		"two assertions": strings.Replace(traefikLike, "assert.Equal(t, test.expected, conf)", "assert.Equal(t, test.expected, conf)\n\t\t\tassert.Equal(t, test.expected, conf)", 1),
+		"no table test":  strings.Replace(nginxTraefikLike, "TestLoadIngresses", "TestLoadIngressesV2", 1),
+		"no assertion":   strings.Replace(nginxTraefikLike, "assert.Equal(t, test.expected, conf)", "assert.Equal(t, conf, test.expected)", 1),
+		"no table loop":  strings.Replace(nginxTraefikLike, "range testCases", "range cases", 1),
+		"two assertions": strings.Replace(nginxTraefikLike, "assert.Equal(t, test.expected, conf)", "assert.Equal(t, test.expected, conf)\n\t\t\tassert.Equal(t, test.expected, conf)", 1),
 	} {
-		_, err := rewrite("kubernetes_test.go", []byte(src))
+		_, err := rewriteNGINX("kubernetes_test.go", []byte(src))
 		assert.Error(t, err, name)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // A small stand-in for Traefik's kubernetes_test.go: a table whose client
 // is a variable, one that makes it in place with its own assertions, a
 // test and a helper that must not be copied, an import only they use.
-const traefikLike = `package ingress
+const ingressTraefikLike = `package ingress
 
 import (
 	"os"
@@ -57,8 +57,8 @@ func TestOther(t *testing.T) { _ = os.Getenv("X") }
 func generateTestFilename(desc string) string { return desc }
 `
 
-func TestRewriteHooksEveryTable(t *testing.T) {
-	out, err := rewrite("kubernetes_test.go", []byte(traefikLike))
+func TestRewriteIngressHooksEveryTable(t *testing.T) {
+	out, err := rewriteIngress("kubernetes_test.go", []byte(ingressTraefikLike))
 	require.NoError(t, err)
 	text := string(out)
 	assert.Contains(t, text, "func TestSlicewayIngressTable(t *testing.T) {\n\tslicewayIngressTables(t)\n"+
@@ -75,16 +75,16 @@ func TestRewriteHooksEveryTable(t *testing.T) {
 	assert.Contains(t, text, `"github.com/traefik/traefik/v3/pkg/config/dynamic"`)
 }
 
-func TestRewriteFailsWithoutItsAnchors(t *testing.T) {
+func TestRewriteIngressFailsWithoutItsAnchors(t *testing.T) {
 	for name, src := range map[string]string{
-		"no table test":         strings.ReplaceAll(traefikLike, "TestLoadConfigurationFromIngresses", "TestLoadIngresses"),
-		"no table loop":         strings.Replace(traefikLike, "range testCases", "range cases", 1),
-		"no load":               strings.Replace(traefikLike, "conf := p.loadConfigurationFromIngresses", "conf := p.load", 1),
-		"two loads":             strings.Replace(traefikLike, "assert.Equal(t, test.expected, conf)", "conf = p.loadConfigurationFromIngresses(t.Context(), clientMock)\n\t\t\tconf2 := p.loadConfigurationFromIngresses(t.Context(), clientMock)", 1),
-		"no fixture":            strings.Replace(traefikLike, "clientMock := newClientMock(generateTestFilename(test.desc))", "clientMock := otherClient()", 1),
-		"client from elsewhere": strings.Replace(traefikLike, "newClientMock(test.path)", "clients[0]", 1),
+		"no table test":         strings.ReplaceAll(ingressTraefikLike, "TestLoadConfigurationFromIngresses", "TestLoadIngresses"),
+		"no table loop":         strings.Replace(ingressTraefikLike, "range testCases", "range cases", 1),
+		"no load":               strings.Replace(ingressTraefikLike, "conf := p.loadConfigurationFromIngresses", "conf := p.load", 1),
+		"two loads":             strings.Replace(ingressTraefikLike, "assert.Equal(t, test.expected, conf)", "conf = p.loadConfigurationFromIngresses(t.Context(), clientMock)\n\t\t\tconf2 := p.loadConfigurationFromIngresses(t.Context(), clientMock)", 1),
+		"no fixture":            strings.Replace(ingressTraefikLike, "clientMock := newClientMock(generateTestFilename(test.desc))", "clientMock := otherClient()", 1),
+		"client from elsewhere": strings.Replace(ingressTraefikLike, "newClientMock(test.path)", "clients[0]", 1),
 	} {
-		_, err := rewrite("kubernetes_test.go", []byte(src))
+		_, err := rewriteIngress("kubernetes_test.go", []byte(src))
 		assert.Error(t, err, name)
 	}
 }
