@@ -151,6 +151,9 @@ type IngressMetadata struct {
 // Service is where a router sends requests: a load balancer over servers,
 // or a weighted choice among other services (canaries).
 type Service struct {
+	// Middlewares run for every request the service gets, whatever the
+	// router (Traefik v3.7's service middlewares).
+	Middlewares  []string             `json:"middlewares,omitempty" toml:"middlewares,omitempty" yaml:"middlewares,omitempty"`
 	LoadBalancer *ServersLoadBalancer `json:"loadBalancer,omitempty" toml:"loadBalancer,omitempty" yaml:"loadBalancer,omitempty"`
 	Weighted     *WeightedRoundRobin  `json:"weighted,omitempty" toml:"weighted,omitempty" yaml:"weighted,omitempty"`
 }

@@ -297,6 +297,9 @@ func slicewayElsewhere(conf *dynamic.Configuration) dynamic.Configurations {
 		}
 	}
 	for _, s := range conf.HTTP.Services {
+		for _, m := range s.Middlewares {
+			middleware(m)
+		}
 		if s.LoadBalancer != nil {
 			if c, name, ok := other(s.LoadBalancer.ServersTransport); ok {
 				c.HTTP.ServersTransports[name] = &dynamic.ServersTransport{}

@@ -54,6 +54,7 @@ type serviceConfig struct {
 type serviceAnnotations struct {
 	ServersScheme    string          `json:"serversScheme,omitempty"`
 	ServersTransport string          `json:"serversTransport,omitempty"`
+	Middlewares      []string        `json:"middlewares,omitempty"`
 	PassHostHeader   *bool           `json:"passHostHeader,omitempty"`
 	Sticky           *dynamic.Sticky `json:"sticky,omitempty" label:"allowEmpty"`
 	NativeLB         *bool           `json:"nativeLB,omitempty"`

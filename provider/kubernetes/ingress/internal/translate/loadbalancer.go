@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -181,6 +182,9 @@ func (b *LBEnv) buildPort(objs *ServiceObjects, portSpec corev1.ServicePort) (Lo
 		lb.PassHostHeader = &v
 	}
 	lb.ServersTransport = sa.ServersTransport
+	if len(sa.Middlewares) > 0 {
+		service.Middlewares = slices.Clone(sa.Middlewares)
+	}
 	scheme := serverScheme(portSpec, sa)
 	if b.Options.BareServices {
 		scheme = "http"

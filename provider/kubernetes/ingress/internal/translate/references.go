@@ -114,6 +114,12 @@ func checkServiceReferences(s *serviceAnnotations, annotations map[string]string
 		return &annotationError{Annotation: asWritten(annotations, "service.serverstransport"),
 			Err: fmt.Errorf("servers transport %s %w", excerpt.Quote(s.ServersTransport), ErrIngressNGINXObject)}
 	}
+	for _, m := range s.Middlewares {
+		if isNGINXName(m) {
+			return &annotationError{Annotation: asWritten(annotations, "service.middlewares"),
+				Err: fmt.Errorf("middleware %s %w", excerpt.Quote(m), ErrIngressNGINXObject)}
+		}
+	}
 	return nil
 }
 
@@ -143,10 +149,20 @@ func crossProviderRouter(namespace string, ra *routerAnnotations, annotations ma
 // service.serversTransport names another provider's servers transport,
 // when crossProviderNamespaces does not allow its namespace; nil
 // otherwise.
+//
+// service.middlewares names other providers' middlewares as well, and is
+// refused the same way.
 func crossProviderTransport(namespace string, sa *serviceAnnotations, annotations map[string]string, c CrossProviderNamespaces) *annotationError {
-	if sa.ServersTransport == "" || c.Allows(namespace) {
+	if c.Allows(namespace) {
 		return nil
 	}
-	return &annotationError{Annotation: asWritten(annotations, "service.serverstransport"),
-		Err: fmt.Errorf("servers transport %s: namespace %q %w", excerpt.Quote(sa.ServersTransport), namespace, ErrCrossProviderNamespace)}
+	switch {
+	case len(sa.Middlewares) > 0:
+		return &annotationError{Annotation: asWritten(annotations, "service.middlewares"),
+			Err: fmt.Errorf("middleware %s: namespace %q %w", excerpt.Quote(sa.Middlewares[0]), namespace, ErrCrossProviderNamespace)}
+	case sa.ServersTransport != "":
+		return &annotationError{Annotation: asWritten(annotations, "service.serverstransport"),
+			Err: fmt.Errorf("servers transport %s: namespace %q %w", excerpt.Quote(sa.ServersTransport), namespace, ErrCrossProviderNamespace)}
+	}
+	return nil
 }
