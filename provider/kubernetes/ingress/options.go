@@ -55,6 +55,8 @@ type Provider struct {
 	DisableIngressClassLookup    bool `description:"Do not read IngressClasses (Traefik's deprecated option; disableClusterScopeResources does it too): an Ingress that names a spec.ingressClassName is then never served, and the kubernetes.io/ingress.class annotation (or no class) selects Ingresses." json:"disableIngressClassLookup,omitempty" toml:"disableIngressClassLookup,omitempty" yaml:"disableIngressClassLookup,omitempty" export:"true"`
 	DisableClusterScopeResources bool `description:"Read nothing cluster-scoped, so that RBAC in the watched namespaces is enough: no IngressClasses (as disableIngressClassLookup) and no Nodes (service.nodeportlb is refused, and topology.node without topology.zone uses no zone hints)." json:"disableClusterScopeResources,omitempty" toml:"disableClusterScopeResources,omitempty" yaml:"disableClusterScopeResources,omitempty" export:"true"`
 
+	DefaultRuleSyntax string `description:"The rule syntax of the Traefik that reads the configuration (its core.defaultRuleSyntax): v3, Traefik's default, or v2. sliceway writes its rules in v3's syntax; with v2, every router names it (ruleSyntax: default), so that such a Traefik reads them as written." json:"defaultRuleSyntax,omitempty" toml:"defaultRuleSyntax,omitempty" yaml:"defaultRuleSyntax,omitempty" export:"true"`
+
 	MaxIngressOutput int64 `description:"Most bytes one Ingress's routers may add to the configuration (as compact JSON: estimated before they are built and, with ingress-nginx annotations, counted as they are built); an Ingress over it is skipped with an error. 0: the default, 8 MiB." json:"maxIngressOutput,omitempty" toml:"maxIngressOutput,omitempty" yaml:"maxIngressOutput,omitempty" export:"true"`
 
 	// Set by the embedding program, never loaded from a configuration.
@@ -187,6 +189,9 @@ func (p *Provider) Validate() error {
 	}
 	if p.MaxIngressOutput < 0 {
 		return fmt.Errorf("maxIngressOutput %d: must not be negative (0 is the default, %d bytes)", p.MaxIngressOutput, DefaultMaxIngressOutput)
+	}
+	if p.DefaultRuleSyntax != "" && p.DefaultRuleSyntax != "v2" && p.DefaultRuleSyntax != "v3" {
+		return fmt.Errorf("defaultRuleSyntax %q: must be v2 or v3", p.DefaultRuleSyntax)
 	}
 	if p.SyncTimeout <= 0 {
 		return fmt.Errorf("syncTimeout %s: must be positive", p.SyncTimeout)

@@ -14,7 +14,7 @@ import (
 // newPlanOptions are the options a plan of an Ingress depends on.
 func newPlanOptions(p *Provider) translate.PlanOptions {
 	return translate.PlanOptions{StrictPrefix: p.StrictPrefixMatching, SpecPriorities: p.specPriorities(), MaxOutput: p.maxIngressOutput(),
-		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces)}
+		CrossProvider: translate.NewCrossProviderNamespaces(p.CrossProviderNamespaces), PinRuleSyntax: p.DefaultRuleSyntax == "v2"}
 }
 
 // newLBOptions are the options a Service port's load balancer depends on,

@@ -46,7 +46,7 @@ func slicewayIngressFlags(t *testing.T, p *Provider) (flags []string) {
 		switch name := field.Name; name {
 		case "IngressClass", "LabelSelector", "DefaultRuleSyntax":
 			// DefaultRuleSyntax is Traefik's core.defaultRuleSyntax,
-			// handed to the provider; sliceway writes v3 rules only.
+			// handed to the provider: sliceway's option of that name.
 			if s := f.String(); s != "" {
 				flags = append(flags, slicewayIngressPrefix+strings.ToLower(name)+"="+s)
 			}

@@ -55,6 +55,9 @@ func (t *translation) defaultBackend(db netv1.IngressBackend) {
 		service, svc = rs.name, nil // derived by the backend annotations: the part's own
 	}
 	rt := &dynamic.Router{Rule: `PathPrefix("/")`, Priority: math.MinInt32, Service: service, Middlewares: mws}
+	if t.env.PlanOptions.PinRuleSyntax {
+		rt.RuleSyntax = translate.PinnedRuleSyntax
+	}
 	translate.SetObservability(rt, t.ing, db.Service.Name, key.Text())
 	c.Router, c.Service = rt, svc
 }

@@ -38,6 +38,9 @@ func (pc *pathContext) routerPair(r route) {
 	}
 	build := func(rule string, priority int, mws []string) *dynamic.Router {
 		rt := &dynamic.Router{Rule: rule, Priority: priority, Service: r.to.name}
+		if pc.env.PlanOptions.PinRuleSyntax {
+			rt.RuleSyntax = translate.PinnedRuleSyntax
+		}
 		if len(mws) > 0 {
 			rt.Middlewares = mws
 		}

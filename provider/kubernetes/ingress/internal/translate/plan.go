@@ -49,7 +49,16 @@ type PlanOptions struct {
 	SpecPriorities bool                    // routerPriority spec
 	MaxOutput      int64                   // maxIngressOutput, its default for 0
 	CrossProvider  CrossProviderNamespaces // crossProviderNamespaces
+	// PinRuleSyntax (defaultRuleSyntax v2): every router names v3's
+	// syntax, in which sliceway writes its rules, so that a Traefik whose
+	// core.defaultRuleSyntax is v2 reads them as written.
+	PinRuleSyntax bool
 }
+
+// PinnedRuleSyntax is the ruleSyntax that names Traefik's own v3 syntax,
+// whatever its core.defaultRuleSyntax, without the deprecation warning an
+// explicit "v3" brings.
+const PinnedRuleSyntax = "default"
 
 // plannedPath is one Ingress backend with a Service: a path of a rule, or
 // spec.defaultBackend (ref.rule < 0).
@@ -128,7 +137,7 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 				// As Traefik's provider writes it: v3's syntax whatever
 				// Traefik's core.defaultRuleSyntax, which Traefik does not
 				// warn about (the option itself is deprecated).
-				rt.RuleSyntax = "default"
+				rt.RuleSyntax = PinnedRuleSyntax
 			}
 			rt.Priority = math.MinInt32
 			setObservability(rt, &observabilityAlloc{}, ing, sb.Name, key.Text())
@@ -222,6 +231,9 @@ func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path net
 	}
 	setObservability(rt, &a.obs, ing, path.Backend.Service.Name, port)
 	ra.observe(rt)
+	if opts.PinRuleSyntax && rt.RuleSyntax == "" {
+		rt.RuleSyntax = PinnedRuleSyntax
+	}
 	return rt
 }
 
