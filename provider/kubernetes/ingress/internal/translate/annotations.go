@@ -32,7 +32,7 @@ type routerAnnotations struct {
 	Middlewares   []string                 `json:"middlewares,omitempty"`
 	Priority      int                      `json:"priority,omitempty"`
 	TLS           *dynamic.RouterTLSConfig `json:"tls,omitempty" label:"allowEmpty"`
-	Observability *routerObservability     `json:"observability,omitempty"`
+	Observability *routerObservability     `json:"observability,omitempty" label:"allowEmpty"`
 	RuleSyntax    string                   `json:"ruleSyntax,omitempty"`
 	ignored       []*annotationError       // keys of no known field: served without them
 }
@@ -251,12 +251,12 @@ func checkControlCharacters(labels, origin map[string]string) error {
 	return nil
 }
 
-// switchLabels turn a whole section on (router.tls, service.sticky,
-// service.sticky.cookie). The label parser creates the section only for the
+// switchLabels turn a whole section on (router.tls, router.observability,
+// service.sticky, service.sticky.cookie). The label parser creates the section only for the
 // exact value "true" and silently ignores any other; here the value must be
 // a boolean ("1", "t", "TRUE" count as true), and false turns the section
 // off together with every setting under it.
-var switchLabels = []string{"traefik.router.tls", "traefik.service.sticky", "traefik.service.sticky.cookie"}
+var switchLabels = []string{"traefik.router.tls", "traefik.router.observability", "traefik.service.sticky", "traefik.service.sticky.cookie"}
 
 func checkSwitches(labels, origin map[string]string) error {
 	var off []string
