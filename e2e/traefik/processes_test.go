@@ -151,8 +151,10 @@ func startServe(t *testing.T, bin, dir, logDir string, flags []string) (string, 
 type traefikPorts struct{ web, websecure, api int }
 
 // startTraefik writes Traefik's static configuration and runs it: entry
-// points web and websecure (TLS for every router on it), the API on its
-// own loopback entry point, and the HTTP provider polling serve's
+// points web and websecure (TLS for every router on it), the API and the
+// dashboard on their own loopback entry point (the dashboard's
+// middlewares, of Traefik's internal provider, are what the
+// cross-provider case names), and the HTTP provider polling serve's
 // /api/config every 250ms, with no throttle between configurations. HTTPS
 // backends have self-signed certificates: the default transport skips
 // their verification.
@@ -173,7 +175,7 @@ entryPoints:
     address: "127.0.0.1:%d"
 api:
   insecure: true
-  dashboard: false
+  dashboard: true
 providers:
   providersThrottleDuration: 0s
   http:
