@@ -37,15 +37,6 @@ type routerAnnotations struct {
 	ignored       []*annotationError       // keys of no known field: served without them
 }
 
-// routerObservability is what router.observability.* say, Traefik's
-// names: accessLogs, metrics, tracing, traceVerbosity.
-type routerObservability struct {
-	AccessLogs     *bool  `json:"accessLogs,omitempty"`
-	Metrics        *bool  `json:"metrics,omitempty"`
-	Tracing        *bool  `json:"tracing,omitempty"`
-	TraceVerbosity string `json:"traceVerbosity,omitempty"`
-}
-
 // serviceConfig is what the service.* annotations of a Service decode into.
 type serviceConfig struct {
 	Service *serviceAnnotations `json:"service,omitempty"`
@@ -498,30 +489,3 @@ func annotationKey(annotations map[string]string) string {
 
 // binaryLenMax is the most bytes a length takes as a uvarint.
 const binaryLenMax = binary.MaxVarintLen64
-
-// traceVerbosities are Traefik's values of router.observability.traceVerbosity.
-var traceVerbosities = []string{"minimal", "detailed"}
-
-// checkObservability checks router.observability.traceVerbosity and
-// router.rulesyntax. sliceway writes its rules in Traefik v3's syntax, so
-// a ruleSyntax of v2 cannot be honoured for them: it is ignored with a
-// warning (a v2 parse of those rules would match other requests).
-func checkObservability(r *routerAnnotations, annotations map[string]string) error {
-	if o := r.Observability; o != nil && o.TraceVerbosity != "" && !slices.Contains(traceVerbosities, o.TraceVerbosity) {
-		return &annotationError{
-			Annotation: asWritten(annotations, "router.observability.traceverbosity"),
-			Err:        fmt.Errorf("%s is not one of %s", excerpt.Quote(o.TraceVerbosity), strings.Join(traceVerbosities, ", ")),
-		}
-	}
-	switch r.RuleSyntax {
-	case "", "v3":
-	case "v2":
-		r.ignored = append(r.ignored, &annotationError{Annotation: asWritten(annotations, "router.rulesyntax"),
-			Err: errors.New(`"v2": ignored: sliceway writes its rules in Traefik v3's syntax, which a v2 reading would misread`)})
-		r.RuleSyntax = ""
-	default:
-		return &annotationError{Annotation: asWritten(annotations, "router.rulesyntax"),
-			Err: fmt.Errorf("%s is not one of v2, v3", excerpt.Quote(r.RuleSyntax))}
-	}
-	return nil
-}

@@ -237,20 +237,6 @@ func pathRouter(ra *routerAnnotations, ing *netv1.Ingress, host string, path net
 	return rt
 }
 
-// observe puts the router.observability.* settings into rt's
-// observability (its own, which setObservability made).
-func (ra *routerAnnotations) observe(rt *dynamic.Router) {
-	if o := ra.Observability; o != nil {
-		rt.Observability.AccessLogs, rt.Observability.Metrics, rt.Observability.Tracing = o.AccessLogs, o.Metrics, o.Tracing
-		rt.Observability.TraceVerbosity = o.TraceVerbosity
-		if o.TraceVerbosity == "" {
-			// Traefik's default, which its label parser writes as soon
-			// as one observability annotation is given.
-			rt.Observability.TraceVerbosity = "minimal"
-		}
-	}
-}
-
 func newRouter(ra *routerAnnotations, service string) *dynamic.Router {
 	rt := &dynamic.Router{}
 	fillRouter(rt, ra, service)
