@@ -19,8 +19,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+ARG VERSION=dev
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags="-s -w" -o /out/sliceway ./cmd/sliceway
+    go build -trimpath -ldflags="-s -w -X github.com/sliceway/sliceway/provider/kubernetes/ingress.Version=$VERSION" -o /out/sliceway ./cmd/sliceway
 
 # distroless's static image: no shell, no package manager, user nonroot.
 FROM gcr.io/distroless/static:nonroot

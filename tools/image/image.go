@@ -23,7 +23,7 @@ func buildImages(opts *options, work string, stderr io.Writer) (map[string]v1.Im
 		if opts.layout == "" && p != opts.loadPlatform {
 			continue // only the tarball's platform is written
 		}
-		binary, err := compile(opts.goCommand, opts.root, p, work, stderr)
+		binary, err := compile(opts.goCommand, opts.root, p, opts.meta.version, work, stderr)
 		if err != nil {
 			return nil, err
 		}

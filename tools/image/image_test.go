@@ -210,25 +210,38 @@ func TestImageBinaryRuns(t *testing.T) {
 
 	expected, err := os.ReadFile("../../fixtures/demo/expected.yaml")
 	require.NoError(t, err)
-	args := []string{"render", "--demo", "--format=yaml"}
-	var cmd *exec.Cmd
-	if os.Geteuid() == 0 {
-		cmd = exec.Command(entrypoint, args...) // a path inside the chroot
-		cmd.Dir = "/"
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Chroot:     root,
-			Credential: &syscall.Credential{Uid: nonrootUID, Gid: nonrootGID},
+	// run runs the image's binary with args, chrooted into the image as
+	// its user when root.
+	run := func(args ...string) (string, string, error) {
+		var cmd *exec.Cmd
+		if os.Geteuid() == 0 {
+			cmd = exec.Command(entrypoint, args...) // a path inside the chroot
+			cmd.Dir = "/"
+			cmd.SysProcAttr = &syscall.SysProcAttr{
+				Chroot:     root,
+				Credential: &syscall.Credential{Uid: nonrootUID, Gid: nonrootGID},
+			}
+		} else {
+			cmd = exec.Command(filepath.Join(root, entrypoint), args...)
+			cmd.Dir = root
 		}
-	} else {
-		t.Log("not root: running the binary in place, not chrooted into the image as its user")
-		cmd = exec.Command(filepath.Join(root, entrypoint), args...)
-		cmd.Dir = root
+		cmd.Env = []string{}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
 	}
-	cmd.Env = []string{}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
-	assert.Equal(t, string(expected), stdout.String())
+	if os.Geteuid() != 0 {
+		t.Log("not root: running the binary in place, not chrooted into the image as its user")
+	}
+	stdout, stderr, err := run("render", "--demo", "--format=yaml")
+	require.NoError(t, err, stderr)
+	assert.Equal(t, string(expected), stdout)
+
+	// The version the image is labelled with is the binary's own.
+	stdout, stderr, err = run("version")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, stdout, testVersion)
 }
 
 // The layout holds one index, named by the version, of the same image as

@@ -73,7 +73,7 @@ func TestOptionsRejectBadInput(t *testing.T) {
 func TestBuildFailureNamesTheRoot(t *testing.T) {
 	root := t.TempDir()
 	var stderr bytes.Buffer
-	_, err := compile("go", root, "linux/amd64", t.TempDir(), &stderr)
+	_, err := compile("go", root, "linux/amd64", "v0.0.0-test", t.TempDir(), &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "building sliceway for linux/amd64 in -root "+root)
 }
