@@ -229,6 +229,13 @@ func (pc *pathContext) serve() (route, bool) {
 	mark := markPart(pc.p)
 	svc, ok := pc.service()
 	if !ok {
+		// The problems of the path's middlewares are told too, so that
+		// every problem of the path is in one render's errors: a path
+		// that answers 503 for want of its Service may answer 403 for an
+		// access annotation once the Service is there.
+		saved := *pc
+		pc.middlewares()
+		*pc = saved
 		mark.rollback(pc.p)
 		switch {
 		case pc.failClosed:
