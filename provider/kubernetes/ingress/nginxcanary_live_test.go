@@ -1,14 +1,11 @@
 package ingress
 
 import (
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
@@ -41,22 +38,9 @@ func TestNGINXCanaryLive(t *testing.T) {
 	objs := []any{testobjects.NewClass("nginx", nginx.DefaultControllerClass, false), mainIng, canary}
 	objs = append(objs, testobjects.Backend(ns, "web", "10.0.0.1")...)
 	objs = append(objs, testobjects.Backend(ns, "web-next", "10.0.1.1")...)
-	cs := fake.NewClientset()
-	for _, o := range objs {
-		require.NoError(t, cs.Tracker().Add(o.(runtime.Object)))
-	}
-
-	np := &NGINXProvider{}
-	np.SetDefaults()
-	require.NoError(t, np.Init())
-	opts := &np.Provider
-	var events atomic.Int64
-	changes := &Changes{}
-	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
-	c.want = events.Load()
-	r := NewRenderer(opts)
-	first, _ := r.Render(client.Snapshot(), changes)
+	l := startNGINXLive(t, objs, nil)
+	cs, ctx, c, r := l.cs, l.ctx, l.c, l.r
+	first := l.first
 	require.Empty(t, first.Errors)
 
 	// weights are the weights of the split's services by name, nil
@@ -88,11 +72,7 @@ func TestNGINXCanaryLive(t *testing.T) {
 
 	ingAPI := cs.NetworkingV1().Ingresses(ns)
 	sliceAPI := cs.DiscoveryV1().EndpointSlices(ns)
-	render := func(what string) *Result {
-		t.Helper()
-		c.wait()
-		return renderChanged(t, r, client.Snapshot(), changes, opts, what)
-	}
+	render := func(what string) *Result { t.Helper(); return l.render(t, what) }
 
 	// The canary's weight changes: the main Ingress, which reads it
 	// through its host, is translated again.

@@ -1,15 +1,12 @@
 package ingress
 
 import (
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
@@ -33,32 +30,16 @@ func TestNGINXConfigMapLive(t *testing.T) {
 		Data: map[string]string{"enable-modsecurity": "true"}}
 	objs := []any{testobjects.NewClass("nginx", nginx.DefaultControllerClass, false), ing, cm, other}
 	objs = append(objs, testobjects.Backend(ns, "web", "10.0.0.1")...)
-	cs := fake.NewClientset()
-	for _, o := range objs {
-		require.NoError(t, cs.Tracker().Add(o.(runtime.Object)))
-	}
-	np := &NGINXProvider{}
-	np.SetDefaults()
-	np.ConfigMap = "ingress-nginx/ingress-nginx-controller"
-	require.NoError(t, np.Init())
-	opts := &np.Provider
-	var events atomic.Int64
-	changes := &Changes{}
-	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
-	c.want = events.Load()
-	r := NewRenderer(opts)
-	got, _ := r.Render(client.Snapshot(), changes)
+	l := startNGINXLive(t, objs, func(np *NGINXProvider) { np.ConfigMap = "ingress-nginx/ingress-nginx-controller" })
+	cs, ctx, c, r, changes, client, events := l.cs, l.ctx, l.c, l.r, l.changes, l.client, l.c.events
+	got := l.first
 	require.Empty(t, got.Errors)
 	routers := func(res *Result) map[string]*dynamic.Router { return res.Configuration.HTTP.Routers }
 	require.Nil(t, routers(got)[router+"_tls"].Middlewares, "hsts false: no header, nothing else")
 
 	cmAPI := cs.CoreV1().ConfigMaps("ingress-nginx")
-	render := func(what string) *Result {
-		t.Helper()
-		c.wait()
-		return renderChanged(t, r, client.Snapshot(), changes, opts, what)
-	}
+	render := func(what string) *Result { t.Helper(); return l.render(t, what) }
+
 	update := func(data map[string]string) {
 		t.Helper()
 		cm.Data = data

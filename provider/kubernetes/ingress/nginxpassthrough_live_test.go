@@ -1,14 +1,11 @@
 package ingress
 
 import (
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
@@ -29,22 +26,9 @@ func TestNGINXPassthroughLive(t *testing.T) {
 	ing.Spec.TLS = []netv1.IngressTLS{{Hosts: []string{host}}}
 	objs := []any{testobjects.NewClass("nginx", nginx.DefaultControllerClass, false), ing}
 	objs = append(objs, testobjects.Backend(ns, "vault", "10.0.0.1")...)
-	cs := fake.NewClientset()
-	for _, o := range objs {
-		require.NoError(t, cs.Tracker().Add(o.(runtime.Object)))
-	}
-	np := &NGINXProvider{}
-	np.SetDefaults()
-	np.EnableSSLPassthrough = true
-	require.NoError(t, np.Init())
-	opts := &np.Provider
-	var events atomic.Int64
-	changes := &Changes{}
-	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
-	c := &churn{t: t, cs: cs, events: &events, ctx: ctx, client: client}
-	c.want = events.Load()
-	r := NewRenderer(opts)
-	got, _ := r.Render(client.Snapshot(), changes)
+	l := startNGINXLive(t, objs, func(np *NGINXProvider) { np.EnableSSLPassthrough = true })
+	cs, ctx, c := l.cs, l.ctx, l.c
+	got := l.first
 	require.Empty(t, got.Errors)
 	servers := func(res *Result) []dynamic.TCPServer {
 		require.NotNil(t, res.Configuration.TCP, "no tcp section")
@@ -52,11 +36,7 @@ func TestNGINXPassthroughLive(t *testing.T) {
 	}
 	require.Equal(t, []dynamic.TCPServer{{Address: "10.0.0.1:8080"}}, servers(got))
 	require.NotContains(t, got.Configuration.HTTP.Routers, "nginx_sec-vault-vault-example-com_tls", "TLS connections are passed through")
-	render := func(what string) *Result {
-		t.Helper()
-		c.wait()
-		return renderChanged(t, r, client.Snapshot(), changes, opts, what)
-	}
+	render := func(what string) *Result { t.Helper(); return l.render(t, what) }
 
 	sliceAPI := cs.DiscoveryV1().EndpointSlices(ns)
 	s, err := sliceAPI.Get(ctx, "vault-abc", metav1.GetOptions{})
