@@ -231,13 +231,7 @@ func TestServeFollowsTheManifests(t *testing.T) {
 	writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.1"))
 	addr := freePort(t)
 	p := startLive(t, "serve", "--manifests="+dir, "--serve.address="+addr)
-	config := func() string {
-		code, body, _, err := httpGet(t, "http://"+addr+"/api/config")
-		if err != nil || code != http.StatusOK {
-			return ""
-		}
-		return body
-	}
+	config := func() string { return servedConfig(t, addr) }
 	liveEventually(t, p, "the first configuration", func() bool { return strings.Contains(config(), `"http://10.0.0.1:8080"`) })
 
 	writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.2"))
@@ -254,4 +248,15 @@ func TestWatchWithoutFollowingReadsTheManifestsOnce(t *testing.T) {
 	assert.Contains(t, lines.next("the configuration"), server("10.0.0.1"))
 	assert.NotContains(t, p.stderr.String(), "following the manifests")
 	assert.Equal(t, 0, p.terminate(), "stderr:\n%s", p.stderr.String())
+}
+
+// servedConfig is what serve at addr answers to GET /api/config, "" until
+// it answers 200.
+func servedConfig(t *testing.T, addr string) string {
+	t.Helper()
+	code, body, _, err := httpGet(t, "http://"+addr+"/api/config")
+	if err != nil || code != http.StatusOK {
+		return ""
+	}
+	return body
 }

@@ -46,13 +46,7 @@ func TestFollowRefusesANamedPipe(t *testing.T) {
 		writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.3"))
 		addr := freePort(t)
 		p := startLive(t, "serve", "--manifests="+dir, "--serve.address="+addr)
-		config := func() string {
-			code, body, _, err := httpGet(t, "http://"+addr+"/api/config")
-			if err != nil || code != http.StatusOK {
-				return ""
-			}
-			return body
-		}
+		config := func() string { return servedConfig(t, addr) }
 		liveEventually(t, p, "the good manifest", func() bool { return strings.Contains(config(), `"http://10.0.0.3:8080"`) })
 		writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.4"))
 		liveEventually(t, p, "the edit beside the pipe", func() bool { return strings.Contains(config(), `"http://10.0.0.4:8080"`) })

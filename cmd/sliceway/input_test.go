@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -92,7 +90,7 @@ func TestWatchWithNoProviderDeliversTheEmptyConfiguration(t *testing.T) {
 	cfg.Providers.SwitchOff("kubernetesIngress")
 	cfg.Log.Level = "error"
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := &liveBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- runWatch(ctx, cfg, &configSource{kind: "flags"}, out) }()
 	require.Eventually(t, func() bool { return out.String() != "" }, 10*time.Second, 10*time.Millisecond)
@@ -104,24 +102,6 @@ func TestWatchWithNoProviderDeliversTheEmptyConfiguration(t *testing.T) {
 	}
 	cancel()
 	require.NoError(t, <-done)
-}
-
-// syncBuffer is a buffer written by one goroutine and read by another.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestUnknownFlagIsNamed(t *testing.T) {
