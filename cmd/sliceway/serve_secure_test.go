@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // tlsFixture is the manifests of a cluster with a TLS Secret, by absolute
@@ -30,7 +32,7 @@ func tlsFixture(t *testing.T) string {
 // rotated server certificate is seen.
 func tlsClient(ca *testCA, certs ...tls.Certificate) *http.Client {
 	roots := x509.NewCertPool()
-	roots.AddCert(ca.cert)
+	roots.AddCert(ca.Cert)
 	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig:   &tls.Config{RootCAs: roots, Certificates: certs},
 		DisableKeepAlives: true,
@@ -72,7 +74,7 @@ func answersOK(c *http.Client, url string) bool {
 // its key, into dir, and returns the flags that give them to serve.
 func serverFlags(t *testing.T, dir string, ca *testCA, name string) []string {
 	t.Helper()
-	certPEM, keyPEM := ca.issue(t, name, x509.ExtKeyUsageServerAuth)
+	certPEM, keyPEM := ca.issue(t, name, pki.ServerAuth)
 	return []string{"--serve.tls.cert=" + writePEM(t, dir, "tls.crt", certPEM), "--serve.tls.key=" + writePEM(t, dir, "tls.key", keyPEM)}
 }
 
@@ -83,9 +85,9 @@ func serverFlags(t *testing.T, dir string, ca *testCA, name string) []string {
 func TestServeMutualTLS(t *testing.T) {
 	dir := t.TempDir()
 	serverCA, clientCA, otherCA := newTestCA(t, "server CA"), newTestCA(t, "client CA"), newTestCA(t, "other CA")
-	certPEM, keyPEM := serverCA.issue(t, "sliceway-1", x509.ExtKeyUsageServerAuth)
+	certPEM, keyPEM := serverCA.issue(t, "sliceway-1", pki.ServerAuth)
 	cert, key := writePEM(t, dir, "tls.crt", certPEM), writePEM(t, dir, "tls.key", keyPEM)
-	cas := writePEM(t, dir, "ca.crt", clientCA.pem)
+	cas := writePEM(t, dir, "ca.crt", clientCA.CertPEM())
 
 	addr := freePort(t)
 	base := "https://" + addr
@@ -128,7 +130,7 @@ func TestServeMutualTLS(t *testing.T) {
 	}
 
 	// Rotation in place, as cert-manager does it: new files, same paths.
-	certPEM, keyPEM = serverCA.issue(t, "sliceway-2", x509.ExtKeyUsageServerAuth)
+	certPEM, keyPEM = serverCA.issue(t, "sliceway-2", pki.ServerAuth)
 	writePEM(t, dir, "tls.key", keyPEM)
 	writePEM(t, dir, "tls.crt", certPEM)
 	liveEventually(t, p, "the rotated server certificate", func() bool {
@@ -248,7 +250,7 @@ func TestServeHardenedListener(t *testing.T) {
 		idle = append(idle, c)
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(ca.cert)
+	roots.AddCert(ca.Cert)
 	for range 20 {
 		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots})
 		require.NoError(t, err)

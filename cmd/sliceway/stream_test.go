@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 type streamFrame struct {
@@ -148,7 +148,7 @@ func TestStreamSendsEachNewConfiguration(t *testing.T) {
 func TestServeStreamsOverHTTPS(t *testing.T) {
 	dir := t.TempDir()
 	ca := newTestCA(t, "server CA")
-	certPEM, keyPEM := ca.issue(t, "sliceway", x509.ExtKeyUsageServerAuth)
+	certPEM, keyPEM := ca.issue(t, "sliceway", pki.ServerAuth)
 	addr := freePort(t)
 	base := "https://" + addr
 	p := startLive(t, "serve", "--demo", "--serve.address="+addr,

@@ -1,18 +1,12 @@
 package traefike2e
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"sync"
-	"time"
+
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // clientCAs are the certificate authorities of the cases' client
@@ -72,53 +66,14 @@ func (c *clientCAs) certificate(key string) *tls.Certificate {
 // newClientCA makes a CA (ECDSA P-256, valid from an hour ago for a day)
 // and a client certificate it signs, for a client named after the CA.
 func newClientCA(key string) (*clientCA, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewCA(pki.Request{CommonName: "CA " + key})
 	if err != nil {
 		return nil, err
 	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          randomSerial(),
-		Subject:               pkix.Name{CommonName: "CA " + key, Organization: []string{"sliceway e2e"}},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	client, err := ca.Issue(pki.Request{CommonName: "client of " + key, Usage: pki.ClientAuth})
 	if err != nil {
 		return nil, err
 	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, err
-	}
-	clientKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	clientTmpl := &x509.Certificate{
-		SerialNumber: randomSerial(),
-		Subject:      pkix.Name{CommonName: "client of " + key, Organization: []string{"sliceway e2e"}},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	clientDER, err := x509.CreateCertificate(rand.Reader, clientTmpl, caCert, &clientKey.PublicKey, caKey)
-	if err != nil {
-		return nil, err
-	}
-	return &clientCA{
-		pem:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		client: &tls.Certificate{Certificate: [][]byte{clientDER}, PrivateKey: clientKey},
-	}, nil
-}
-
-func randomSerial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		panic(err) // crypto/rand does not fail
-	}
-	return n
+	pair := client.TLSCertificate()
+	return &clientCA{pem: ca.CertPEM(), client: &pair}, nil
 }

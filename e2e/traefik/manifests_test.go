@@ -2,24 +2,20 @@ package traefike2e
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"text/template"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // A case's manifests are a text/template. The data is the case's
@@ -272,35 +268,9 @@ data:
 // from an hour ago for a day, and returns it with its PEM and its key's
 // PKCS#8 PEM.
 func selfSigned(hosts []string) (*x509.Certificate, []byte, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := pki.SelfSigned(pki.Request{CommonName: hosts[0], Hosts: hosts, Usage: pki.ServerAuth})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: hosts[0], Organization: []string{"sliceway e2e"}},
-		DNSNames:     hosts,
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
+	return cert.Cert, cert.CertPEM(), cert.KeyPEM(), nil
 }

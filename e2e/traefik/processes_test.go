@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sliceway/sliceway/internal/loopback"
 )
 
 // startTimeout bounds each process's start: serve's first configuration,
@@ -240,12 +242,11 @@ func get200(url string) (bool, string) {
 // Traefik's log then says so.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 func portOf(address string) (int, error) {

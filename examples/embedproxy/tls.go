@@ -1,20 +1,15 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
-	"math/big"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // certificates are the certificates of one configuration, by the DNS names
@@ -79,27 +74,17 @@ func (px *proxy) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, e
 }
 
 // selfSigned makes the default certificate, served when the configuration
-// has none for the name asked for.
+// has none for the name asked for. It names no host: no client that
+// verifies names trusts it, as none should.
 func selfSigned() (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := pki.SelfSigned(pki.Request{
+		CommonName: "EMBEDPROXY DEFAULT CERT",
+		Usage:      pki.ServerAuth,
+		NotAfter:   time.Now().Add(365 * 24 * time.Hour),
+	})
 	if err != nil {
 		return nil, err
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "EMBEDPROXY DEFAULT CERT"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	pair := cert.TLSCertificate()
+	return &pair, nil
 }

@@ -2,21 +2,15 @@ package clustergen
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // TLSKeys is how many RSA keys the certificates of WithTLS share: each
@@ -30,37 +24,26 @@ const TLSKeys = 4
 // the CA's certificate after it) and its key. It appends the Secrets to
 // objs and returns them.
 func WithTLS(objs []runtime.Object) ([]runtime.Object, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// Fixed dates, a century long: a generated cluster rendered at any
+	// time has certificates valid then.
+	notBefore := time.Unix(1_700_000_000, 0)
+	notAfter := notBefore.Add(100 * 365 * 24 * time.Hour)
+	ca, err := pki.NewCA(pki.Request{CommonName: "clustergen CA", NotBefore: notBefore, NotAfter: notAfter})
 	if err != nil {
 		return nil, err
 	}
-	now := time.Unix(1_700_000_000, 0)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "clustergen CA"},
-		NotBefore: now, NotAfter: now.Add(100 * 365 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
-	if err != nil {
-		return nil, err
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, err
-	}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	caPEM := ca.CertPEM()
+	// The Secrets of one key share one copy of its PEM: a large generated
+	// cluster holds TLSKeys encoded keys, not one per Secret.
 	var keys [TLSKeys]crypto.Signer
 	var keyPEMs [TLSKeys][]byte
 	for i := range keys {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
+		if keys[i], err = pki.GenerateKey(pki.RSA2048); err != nil {
 			return nil, err
 		}
-		der, err := x509.MarshalPKCS8PrivateKey(k)
-		if err != nil {
+		if keyPEMs[i], err = pki.PrivateKeyPEM(keys[i]); err != nil {
 			return nil, err
 		}
-		keys[i], keyPEMs[i] = k, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	}
 	var secrets []runtime.Object
 	for _, o := range objs {
@@ -70,16 +53,18 @@ func WithTLS(objs []runtime.Object) ([]runtime.Object, error) {
 		}
 		host := ing.Spec.Rules[0].Host
 		n := len(secrets)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(int64(n) + 2), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-			NotBefore: now, NotAfter: now.Add(100 * 365 * 24 * time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, keys[n%TLSKeys].Public(), caKey)
+		leaf, err := ca.Issue(pki.Request{
+			CommonName: host,
+			Hosts:      []string{host},
+			Usage:      pki.ServerAuth,
+			NotBefore:  notBefore,
+			NotAfter:   notAfter,
+			Key:        keys[n%TLSKeys],
+		})
 		if err != nil {
 			return nil, fmt.Errorf("certificate of %s: %w", host, err)
 		}
-		chain := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), caPEM...)
+		chain := append(leaf.CertPEM(), caPEM...)
 		name := ing.Name + "-tls"
 		ing.Spec.TLS = []netv1.IngressTLS{{Hosts: []string{host}, SecretName: name}}
 		secrets = append(secrets, &corev1.Secret{

@@ -1,13 +1,6 @@
 package ingress
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"sync"
 	"time"
 
@@ -17,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // These tests run Provide on client-go's fake clientset, as an embedding
@@ -110,26 +105,17 @@ func liveCert(cn string) (crt, key []byte) {
 	if p, ok := liveCerts.Load(cn); ok {
 		return p.(pair).crt, p.(pair).key
 	}
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, DNSNames: []string{cn},
-		NotBefore: liveEpoch.Add(-time.Hour), NotAfter: liveEpoch.Add(100 * 365 * 24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		panic(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(priv)
-	if err != nil {
-		panic(err)
-	}
-	p, _ := liveCerts.LoadOrStore(cn, pair{
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+	cert, err := pki.SelfSigned(pki.Request{
+		CommonName: cn,
+		Hosts:      []string{cn},
+		Usage:      pki.ServerAuth,
+		NotBefore:  liveEpoch.Add(-time.Hour),
+		NotAfter:   liveEpoch.Add(100 * 365 * 24 * time.Hour),
 	})
+	if err != nil {
+		panic(err)
+	}
+	p, _ := liveCerts.LoadOrStore(cn, pair{cert.CertPEM(), cert.KeyPEM()})
 	return p.(pair).crt, p.(pair).key
 }
 
