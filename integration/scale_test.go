@@ -27,7 +27,7 @@ import (
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/integration/controlplane"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // The cluster of the benchmarks (internal/clustergen: S Services, each with
@@ -58,7 +58,7 @@ func scaleSizes(tb testing.TB, def ...int) []int {
 // generatedCluster writes the generated cluster of the given size with the
 // main module's generator command and reads it back as the render command
 // does.
-func generatedCluster(tb testing.TB, services int) []k8s.Object {
+func generatedCluster(tb testing.TB, services int) []manifests.Object {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), fmt.Sprintf("cluster-%d.yaml", services))
 	out, err := os.Create(path)
@@ -69,7 +69,7 @@ func generatedCluster(tb testing.TB, services int) []k8s.Object {
 	cmd.Stdout, cmd.Stderr = out, &stderr
 	require.NoError(tb, cmd.Run(), "clustergen: %s", stderr.String())
 	require.NoError(tb, out.Close())
-	objs, problems := k8s.ReadManifests([]string{path}, k8s.IsUsedKind)
+	objs, problems := manifests.Read([]string{path}, manifests.IsUsedKind)
 	require.Empty(tb, problems)
 	return objs
 }
@@ -100,10 +100,10 @@ func newScaleCluster(tb testing.TB) *scaleCluster {
 // EndpointSlice controller leaves the generated slices alone (as it leaves
 // those of any selectorless Service), and without its cluster IP, which
 // the API server allocates from its own range; the provider reads neither.
-func (c *scaleCluster) grow(tb testing.TB, services int) []k8s.Object {
+func (c *scaleCluster) grow(tb testing.TB, services int) []manifests.Object {
 	tb.Helper()
 	objs := generatedCluster(tb, services)
-	var todo []k8s.Object
+	var todo []manifests.Object
 	for _, o := range objs {
 		m, err := metaOf(o)
 		require.NoError(tb, err)
@@ -146,7 +146,7 @@ func (c *scaleCluster) grow(tb testing.TB, services int) []k8s.Object {
 	return objs
 }
 
-func metaOf(o k8s.Object) (metav1.Object, error) {
+func metaOf(o manifests.Object) (metav1.Object, error) {
 	m, ok := o.Object.(metav1.Object)
 	if !ok {
 		return nil, fmt.Errorf("%T has no object metadata", o.Object)
@@ -155,7 +155,7 @@ func metaOf(o k8s.Object) (metav1.Object, error) {
 }
 
 // create creates a copy of one generated object.
-func create(client kubernetes.Interface, o k8s.Object) error {
+func create(client kubernetes.Interface, o manifests.Object) error {
 	opts := metav1.CreateOptions{}
 	var err error
 	switch obj := o.Object.DeepCopyObject().(type) {
@@ -177,9 +177,9 @@ func create(client kubernetes.Interface, o k8s.Object) error {
 }
 
 // offlineRender is what `sliceway render` gives for the manifests.
-func offlineRender(tb testing.TB, objs []k8s.Object) *dynamic.Configuration {
+func offlineRender(tb testing.TB, objs []manifests.Object) *dynamic.Configuration {
 	tb.Helper()
-	fake, problems := k8s.NewFakeCluster(objs)
+	fake, problems := manifests.NewFakeCluster(objs)
 	require.Empty(tb, problems)
 	opts := &ingress.Provider{}
 	opts.SetDefaults()

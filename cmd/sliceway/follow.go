@@ -10,8 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // How long the files must stay quiet after a change before they are read
@@ -35,13 +34,13 @@ const followStuckAfter = 30 * time.Second
 // before the watch began.
 const maxRereads = 5
 
-// manifestFollower keeps a ManifestCluster equal to the manifests on disk:
+// manifestFollower keeps a manifests.Cluster equal to the manifests on disk:
 // it watches the directories that hold them and, when something changes
 // there, reads the files again and applies the objects, which the provider
 // then sees as changes in a cluster.
 type manifestFollower struct {
-	set     *k8s.ManifestSet
-	cluster *k8s.ManifestCluster
+	set     *manifests.Set
+	cluster *manifests.Cluster
 	watcher *fsnotify.Watcher
 	logger  zerolog.Logger
 	// said are the problems of the cluster itself (an object defined
@@ -51,7 +50,7 @@ type manifestFollower struct {
 	// What the read in progress waits on, for health: since when (Unix
 	// nanoseconds, 0 between reads) and the path or file it reached.
 	stuckAfter  time.Duration
-	readSet     func() (bool, []*k8s.ManifestError) // set.Read; a test's stands in
+	readSet     func() (bool, []*manifests.Error) // set.Read; a test's stands in
 	readingFrom atomic.Int64
 	readingName atomic.Pointer[string]
 }
@@ -66,8 +65,8 @@ func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, 
 		return nil, 0, fmt.Errorf("following the manifests: %w (--followmanifests=false reads them once)", err)
 	}
 	f := &manifestFollower{
-		set:     k8s.NewManifestSet(paths, k8s.IsUsedKind),
-		cluster: k8s.NewManifestCluster(),
+		set:     manifests.NewSet(paths, manifests.IsUsedKind),
+		cluster: manifests.NewCluster(),
 		watcher: watcher,
 		logger:  logger,
 		said:    map[string]bool{},
@@ -77,7 +76,7 @@ func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, 
 	f.readSet = f.set.Read
 	f.set.OnRead(func(name string) { f.readingName.Store(&name) })
 	_, problems := f.read()
-	errs := k8s.LogManifestProblems(logger, problems)
+	errs := manifests.LogProblems(logger, problems)
 	objs := f.set.Objects()
 	_, more := f.cluster.Apply(objs)
 	errs += f.logClusterProblems(more)
@@ -134,7 +133,7 @@ func (f *manifestFollower) Run(ctx context.Context) {
 // update reads the files again and applies what changed.
 func (f *manifestFollower) update() {
 	changed, problems := f.read()
-	k8s.LogManifestProblems(f.logger, problems)
+	manifests.LogProblems(f.logger, problems)
 	if !changed {
 		f.logger.Debug().Msg("manifests read again: no change")
 		return
@@ -150,15 +149,19 @@ func (f *manifestFollower) update() {
 
 // read reads the set and watches the directories it found, reading again
 // when a directory is new, for the files written into it before its watch.
-func (f *manifestFollower) read() (bool, []*k8s.ManifestError) {
+func (f *manifestFollower) read() (bool, []*manifests.Error) {
 	f.readingFrom.Store(time.Now().UnixNano())
 	defer f.readingFrom.Store(0)
 	var changed bool
-	var problems []*k8s.ManifestError
+	var problems []*manifests.Error
 	for range maxRereads {
 		c, p := f.readSet()
 		changed = changed || c
 		problems = append(problems, p...)
+		for _, name := range f.set.Fixed() {
+			// Its errors were said; so is their end.
+			f.logger.Info().Str("file", name).Msg("reads without errors again")
+		}
 		if !f.watchDirs() {
 			break
 		}
@@ -200,9 +203,9 @@ func (f *manifestFollower) watchDirs() bool {
 
 // logClusterProblems logs the problems the cluster found that the last
 // apply did not, and counts the errors among all of them.
-func (f *manifestFollower) logClusterProblems(problems []*k8s.ManifestError) int {
+func (f *manifestFollower) logClusterProblems(problems []*manifests.Error) int {
 	said := make(map[string]bool, len(problems))
-	var fresh []*k8s.ManifestError
+	var fresh []*manifests.Error
 	errs := 0
 	for _, p := range problems {
 		said[p.Error()] = true
@@ -214,7 +217,7 @@ func (f *manifestFollower) logClusterProblems(problems []*k8s.ManifestError) int
 		}
 	}
 	f.said = said
-	k8s.LogManifestProblems(f.logger, fresh)
+	manifests.LogProblems(f.logger, fresh)
 	return errs
 }
 

@@ -182,10 +182,12 @@ func TestWatchFollowsTheManifests(t *testing.T) {
 		line := lines.next("the marker after the broken file")
 		assert.True(t, has(want, server("10.0.0.3"))(line), "no configuration for the broken file, a's objects kept: %s", line)
 	})
-	t.Run("fixed: taken", func(t *testing.T) {
+	t.Run("fixed: taken, and said", func(t *testing.T) {
 		writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.4"))
 		line := lines.next("the fixed a.yaml")
 		assert.Contains(t, line, server("10.0.0.4"))
+		waitStderr(t, p, "reads without errors again file="+a, 1)
+		assert.Regexp(t, `INF reads without errors again file=`+regexp.QuoteMeta(a), p.stderr.String())
 	})
 	t.Run("touched or written unchanged: no configuration", func(t *testing.T) {
 		quiet := "manifests read again: no change"

@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // A named pipe beside a good manifest is refused, naming it, without
@@ -75,7 +74,7 @@ func TestFollowStuckReadFailsHealthz(t *testing.T) {
 
 	release := make(chan struct{})
 	read := f.readSet
-	f.readSet = func() (bool, []*k8s.ManifestError) {
+	f.readSet = func() (bool, []*manifests.Error) {
 		name := good
 		f.readingName.Store(&name)
 		<-release

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,7 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sliceway/sliceway/fixtures"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/internal/loopback"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // liveTimeout bounds each wait for the binary: to start, to produce its
@@ -205,13 +205,12 @@ func TestWatchWritesTheOutputFileAtomically(t *testing.T) {
 	assert.Empty(t, string(rest), "the configuration goes to the file, not to stdout")
 }
 
-// freePort returns a port of 127.0.0.1 that was free a moment ago.
+// freePort returns an address of 127.0.0.1, "127.0.0.1:port", whose port
+// was free a moment ago.
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddress()
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
 	return addr
 }
 
@@ -243,7 +242,7 @@ func httpGet(t *testing.T, url string) (int, string, http.Header, error) {
 
 func TestServeAnswersAsDocumented(t *testing.T) {
 	want := renderDemo(t)
-	objs, problems := k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+	objs, problems := manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	require.Empty(t, problems)
 	sliceCount, ingressCount := 0, 0
 	for _, o := range objs {

@@ -17,7 +17,7 @@ import (
 	"github.com/sliceway/sliceway/config/static"
 	"github.com/sliceway/sliceway/fixtures"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // syncTimeout bounds the wait for the informer caches of a one-shot render.
@@ -98,16 +98,16 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.Interface, ingress.ClientOptions, int, error) {
 	opts := clusterOptions(cfg)
 	copts := ingress.ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector}
-	var objs []k8s.Object
-	var problems []*k8s.ManifestError
+	var objs []manifests.Object
+	var problems []*manifests.Error
 	switch {
 	case len(cfg.Manifests) > 0:
-		objs, problems = k8s.ReadManifests(cfg.Manifests, k8s.IsUsedKind)
+		objs, problems = manifests.Read(cfg.Manifests, manifests.IsUsedKind)
 	case cfg.Demo || !opts.ClusterConfigured():
 		if !cfg.Demo {
 			logger.Info().Msg("no manifests and no cluster configured: rendering the bundled demo cluster")
 		}
-		objs, problems = k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+		objs, problems = manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	default:
 		cs, err := opts.NewClientset()
 		if err != nil {
@@ -115,10 +115,10 @@ func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.I
 		}
 		return cs, copts, 0, nil
 	}
-	cs, more := k8s.NewFakeCluster(objs)
+	cs, more := manifests.NewFakeCluster(objs)
 	problems = append(problems, more...)
 	copts.WatchNodes = true
-	errs := k8s.LogManifestProblems(logger, problems)
+	errs := manifests.LogProblems(logger, problems)
 	if len(objs) == 0 && errs > 0 {
 		return nil, copts, errs, errors.New("no usable object in the manifests")
 	}

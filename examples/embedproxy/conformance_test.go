@@ -15,7 +15,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // The Ingress specification's matching rules, as the Kubernetes Ingress
@@ -68,11 +68,11 @@ func conformanceManifests(rules []conformanceRule, defaultBackend string) string
 // conformanceTable renders the manifests with the default options but
 // strictPrefixMatching, and builds the proxy's routing table from the
 // configuration.
-func conformanceTable(t *testing.T, manifests string, strict bool) (*table, *dynamic.Configuration) {
+func conformanceTable(t *testing.T, yaml string, strict bool) (*table, *dynamic.Configuration) {
 	t.Helper()
-	objs, problems := k8s.DecodeManifest("conformance.yaml", []byte(manifests), k8s.IsUsedKind)
+	objs, problems := manifests.Decode("conformance.yaml", []byte(yaml), manifests.IsUsedKind)
 	require.Empty(t, problems)
-	cs, problems := k8s.NewFakeCluster(objs)
+	cs, problems := manifests.NewFakeCluster(objs)
 	require.Empty(t, problems)
 	opts := &ingress.Provider{}
 	opts.SetDefaults()

@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,7 +27,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/internal/pki"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 const (
@@ -172,9 +167,9 @@ func writeManifests(t *testing.T, docs ...string) string {
 // objects the test then changes through the clientset.
 func fakeCluster(t *testing.T, dir string) kubernetes.Interface {
 	t.Helper()
-	objs, problems := k8s.ReadManifests([]string{dir}, k8s.IsUsedKind)
+	objs, problems := manifests.Read([]string{dir}, manifests.IsUsedKind)
 	require.Empty(t, problems)
-	cs, problems := k8s.NewFakeCluster(objs)
+	cs, problems := manifests.NewFakeCluster(objs)
 	require.Empty(t, problems)
 	return cs
 }
@@ -647,22 +642,9 @@ func TestRunRefusesBadOptions(t *testing.T) {
 // selfSignedPEM makes a certificate for host and its key, in PEM.
 func selfSignedPEM(t *testing.T, host string) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := pki.SelfSigned(pki.Request{CommonName: host, Hosts: []string{host}, Usage: pki.ServerAuth, NotAfter: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: host},
-		DNSNames:     []string{host},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	return cert.CertPEM(), cert.KeyPEM()
 }
 
 func TestTLSRoutersServeHTTPSWithTheirCertificate(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/fixtures"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // shutdownTimeout bounds how long requests in flight may take to finish
@@ -177,13 +177,13 @@ func run(ctx context.Context, cfg *Configuration, logger zerolog.Logger, cs kube
 // openCluster returns the cluster to read: the manifests or the bundled
 // demo served in memory, else the configured real cluster.
 func openCluster(cfg *Configuration, logger zerolog.Logger) (kubernetes.Interface, error) {
-	var objs []k8s.Object
-	var problems []*k8s.ManifestError
+	var objs []manifests.Object
+	var problems []*manifests.Error
 	switch {
 	case len(cfg.Manifests) > 0:
-		objs, problems = k8s.ReadManifests(cfg.Manifests, k8s.IsUsedKind)
+		objs, problems = manifests.Read(cfg.Manifests, manifests.IsUsedKind)
 	case cfg.Demo:
-		objs, problems = k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+		objs, problems = manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	default:
 		cs, err := cfg.Providers.KubernetesIngress.NewClientset()
 		if err != nil {
@@ -191,9 +191,9 @@ func openCluster(cfg *Configuration, logger zerolog.Logger) (kubernetes.Interfac
 		}
 		return cs, nil
 	}
-	cs, more := k8s.NewFakeCluster(objs)
+	cs, more := manifests.NewFakeCluster(objs)
 	problems = append(problems, more...)
-	errs := k8s.LogManifestProblems(logger, problems)
+	errs := manifests.LogProblems(logger, problems)
 	if len(objs) == 0 && errs > 0 {
 		return nil, errors.New("no usable object in the manifests")
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/clustergen"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // Benchmarks run on a generated cluster (internal/clustergen), or on the
@@ -36,13 +36,13 @@ const benchEndpoints = 20
 func benchClientset(b *testing.B, services int) kubernetes.Interface {
 	b.Helper()
 	if path := os.Getenv("SLICEWAY_BENCH_MANIFESTS"); path != "" {
-		objs, problems := k8s.ReadManifests([]string{path}, k8s.IsUsedKind)
+		objs, problems := manifests.Read([]string{path}, manifests.IsUsedKind)
 		for _, p := range problems {
 			if !p.Warning {
 				b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", p)
 			}
 		}
-		cs, problems := k8s.NewFakeCluster(objs)
+		cs, problems := manifests.NewFakeCluster(objs)
 		if len(problems) > 0 {
 			b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", problems[0])
 		}

@@ -26,8 +26,8 @@ type dialect interface {
 	hosts(ing *netv1.Ingress) []string
 	// defaults are the names of the default backend's router and service.
 	defaults() defaultNames
-	// keep is what the dialect reads of Ingress annotations and Secret
-	// data, which the informers' transform keeps.
+	// keep is what the dialect reads of annotations and Secret data: the
+	// informers' transform keeps it, the change filter compares it.
 	keep() k8s.Keep
 	// secretKeys are the Secrets (namespace/name) an Ingress names, whose
 	// data the Secret cache keeps; nil for a nil Ingress.
@@ -85,9 +85,16 @@ func (d traefikDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { 
 
 func (traefikDialect) configMap() (string, string) { return "", "" }
 
-func (traefikDialect) keep() k8s.Keep { return k8s.TraefikKeep }
+func (traefikDialect) keep() k8s.Keep { return translate.Reads }
 
 func (traefikDialect) secretKeys(ing *netv1.Ingress) []string { return tlsSecretKeys(ing) }
+
+// Reads is what the provider's front end reads of objects beyond their
+// specs (annotations, Secret data): its informers' transform keeps that
+// (Reads().Transform) and its change filter compares that
+// (Reads().EventHandler). An embedder that feeds its own informers trims
+// their objects with it.
+func (p *Provider) Reads() k8s.Keep { return dialectOf(p).keep() }
 
 // dialectOf is the dialect of the provider's options: the Traefik-style
 // one unless an ingress-nginx provider set its own.

@@ -4,32 +4,51 @@
 //
 // One way through, a file (or a few) for each step:
 //
-//	client.go, secrets.go,   informers and their handlers; the snapshot
-//	connect.go
-//	svcindex.go, plans.go    what the handlers keep for renders: each Service
-//	                         with its prepared slices and the load balancers
-//	                         of its ports, each Ingress's plan, built by the
-//	                         translation's own builders
-//	changes.go               Changes: the keys of what changed since a render
-//	internal/translate       the translation: an Ingress to its part, a
-//	                         Service port to its load balancer (its package
-//	                         comment maps its files)
-//	translation.go,          its names and types this package's API shows
-//	translateoptions.go      (aliases), and its options, built from the
-//	                         Provider's
-//	state.go                 what the last render left: parts, the entries
-//	                         of the Service ports they use, who uses what
-//	                         (renderState)
-//	pass.go                  one render's translation: the environment it
-//	                         gives translate, and the entries it records
-//	assemble.go, naming.go,  parts to a configuration: names, conflicts, the
-//	ties.go, outputmaps.go   default backend, certificates; full or patch
-//	renderer.go,             the Renderer: a full render, or an incremental
-//	incremental.go,          one that translates what the changes touch and
-//	result.go                patches the previous configuration; Translate
-//	equal.go, errsort.go     "did it change", and the problems in order
-//	provider.go, status.go,  Provide's loop, the status writer, the denied
-//	denied.go, options.go    requests, the options
+//	client.go, informers.go,  the informers and what they watch: Ingresses,
+//	informersync.go,          Services, EndpointSlices, Secrets, Nodes when
+//	configmapwatch.go         needed, the one ConfigMap of the nginx dialect;
+//	                          waiting for their sync and saying why not
+//	handlers.go               their event handlers: the change filter
+//	                          (k8s.Keep), then the client's own records
+//	secretrefs.go,            the Secrets the Ingresses name, whose data the
+//	secretfetch.go            cache keeps; fetching the data of one named
+//	                          after it was listed
+//	listersnapshot.go,        the snapshot a render reads; the cluster
+//	connect.go                connection from the options
+//	svcindex.go, plans.go     what the handlers keep for renders: each Service
+//	                          with its prepared slices and the load balancers
+//	                          of its ports, each Ingress's plan, built by the
+//	                          translation's own builders
+//	changes.go                Changes: the keys of what changed since a render
+//	dialect.go,               the front ends over the one engine: the
+//	nginxprovider.go,         Traefik-style one (internal/translate) and
+//	nginxconfigmap.go         ingress-nginx's (internal/nginx, with the
+//	                          controller's ConfigMap); each says what it
+//	                          reads, which Ingresses it serves and how
+//	internal/translate        the translation: an Ingress to its part, a
+//	                          Service port to its load balancer (its package
+//	                          comment maps its files)
+//	internal/nginx            the ingress-nginx front end (likewise)
+//	translation.go,           its names and types this package's API shows
+//	translateoptions.go       (aliases), and its options, built from the
+//	                          Provider's
+//	state.go, hostindex.go    what the last render left: parts, the entries
+//	                          of the Service ports they use, who uses what
+//	                          (renderState), the Ingresses by host
+//	pass.go                   one render's translation: the environment it
+//	                          gives translate, and the entries it records
+//	assemble.go, naming.go,   parts to a configuration: names, conflicts, the
+//	ties.go, outputmaps.go,   default backend, certificates, one TLS option
+//	tlshosts.go, extras.go    per host, middlewares and transports; full or
+//	                          patch
+//	renderer.go,              the Renderer: a full render, or an incremental
+//	incremental.go,           one that translates what the changes touch and
+//	result.go, renderonce.go  patches the previous configuration; Translate;
+//	                          RenderOnce for `sliceway render`
+//	equal.go, errsort.go      "did it change", and the problems in order
+//	provider.go,              Provide's loop and its render step, the status
+//	liverender.go, status.go, writer, the denied requests, the options
+//	denied.go, options.go
 //
 // Translation reads the snapshot and never writes to it, never logs and
 // never calls the API server: a bad object is an ObjectError naming it

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected files of the fixtures from the current output")
@@ -34,8 +34,8 @@ func TestFixtures(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "manifests.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs, "no fixture cases found")
-	for _, manifests := range dirs {
-		dir := filepath.Dir(manifests)
+	for _, file := range dirs {
+		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
 			gotConf, gotErrs := renderFixture(t, dir)
@@ -55,7 +55,7 @@ func renderFixture(t *testing.T, dir string) (conf, errs string) {
 
 // renderCase renders the case of dir with opts on cs, whose manifests
 // had problems: the configuration as YAML, and the errors a line each.
-func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interface, problems []*k8s.ManifestError) (conf, errs string) {
+func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interface, problems []*manifests.Error) (conf, errs string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -95,7 +95,7 @@ func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interfac
 
 // loadFixture reads the options of a case and serves its manifests from an
 // in-memory cluster; problems are those of the manifests.
-func loadFixture(t *testing.T, dir string) (*Provider, kubernetes.Interface, []*k8s.ManifestError) {
+func loadFixture(t *testing.T, dir string) (*Provider, kubernetes.Interface, []*manifests.Error) {
 	t.Helper()
 	opts := &Provider{}
 	opts.SetDefaults()
@@ -104,8 +104,8 @@ func loadFixture(t *testing.T, dir string) (*Provider, kubernetes.Interface, []*
 	}
 	require.NoError(t, opts.Validate())
 
-	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
-	cs, more := k8s.NewFakeCluster(objs)
+	objs, problems := manifests.Read([]string{filepath.Join(dir, "manifests.yaml")}, manifests.IsUsedKind)
+	cs, more := manifests.NewFakeCluster(objs)
 	return opts, cs, append(problems, more...)
 }
 

@@ -9,49 +9,69 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// incremental translates again the parts that depend on the changed
-// objects and patches the previous configuration with them.
+// incremental renders again what the changes reach: it finds the parts
+// that depend on the changed objects (touched), translates those again
+// (retranslate) and patches the previous configuration with them, or
+// assembles it in full when the patch cannot be made.
 func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
 	r.stats.Incremental++
-	st := r.st
 	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
-	dirty := map[translate.Key]struct{}{}
-	// stale takes the entries of svc out of the state, with its users
-	// to translate again.
-	stale := func(svc translate.Key, nodesOnly bool) {
-		for _, p := range st.svcUsers[svc] {
-			dirty[p.Key] = struct{}{}
-			for _, en := range p.entries {
-				if en.key.Service == svc && (!nodesOnly || en.lb.Nodes) && st.entries[en.key] == en {
-					ps.stale[en.key] = en
-					delete(st.entries, en.key)
-				}
-			}
-		}
+	t := r.touched(ps, snap, getter, set)
+	if len(t.dirty) == 0 && len(t.swaps) == 0 {
+		// Nothing to translate; the warnings about this proxy's Node may
+		// still have changed.
+		return r.result(), false
 	}
-	var swaps []lbSwap
+	olds, news := r.retranslate(ps, getter, t.dirty)
+	st := r.st
+	st.sweep()
+	translate.PruneCertificates(&r.memos, st.secUsers)
+	prev := r.conf
+	conf, ok := r.asm.patch(prev, st, olds, news, t.swaps)
+	if !ok {
+		r.stats.Reassembled++
+		r.conf = r.asm.full(st, st.byKey())
+		return r.result(), !sameConfiguration(prev, r.conf)
+	}
+	r.conf = conf
+	// The same configuration may come with other errors or Ingresses.
+	return r.result(), conf != prev
+}
+
+// touchedParts is what one set of changes reaches: the Ingresses whose
+// parts are translated again, and the load balancers refreshed in place.
+type touchedParts struct {
+	ps    *pass
+	dirty map[translate.Key]struct{} // the Ingresses to translate again
+	// the Ingresses that changed, or whose class now says otherwise:
+	// their host neighbours are translated again too (hostIndex)
+	changed map[translate.Key]struct{}
+	swaps   []lbSwap
+}
+
+// touched finds what the changes reach. A Service or EndpointSlice change
+// refreshes that Service's load balancers in place when its users read
+// nothing that changed, and otherwise makes its users dirty; a Secret
+// makes the Ingresses naming it dirty; a changed Ingress, and each one an
+// IngressClass change serves or no longer serves, makes itself and its
+// host neighbours dirty; a Node change does for node-port load balancers
+// what a Service change does.
+func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set changeSet) *touchedParts {
+	st := r.st
+	t := &touchedParts{ps: ps, dirty: map[translate.Key]struct{}{}, changed: map[translate.Key]struct{}{}}
 	for svc := range set.services {
-		if sw, ok := ps.refresh(svc); ok {
-			swaps = append(swaps, sw...)
-		} else {
-			stale(svc, false)
-		}
+		t.service(svc, false)
 	}
 	for key := range set.secrets {
 		for _, p := range st.secUsers[key] {
-			dirty[p.Key] = struct{}{}
+			t.dirty[p.Key] = struct{}{}
 		}
 	}
-	// The Ingresses that changed, or whose class now says otherwise:
-	// their host neighbours are translated again too (hostIndex).
-	changed := map[translate.Key]struct{}{}
 	for key := range set.ingresses {
-		dirty[key] = struct{}{}
-		changed[key] = struct{}{}
+		t.ingress(key)
 	}
 	if set.nodes && st.nodeEntries > 0 {
-		// Node ports: the load balancers built from the Nodes, refreshed
-		// in place, or else translated again with their users.
+		// Node ports: the load balancers built from the Nodes.
 		nodeServices := map[translate.Key]struct{}{}
 		for _, en := range st.entries {
 			if en.lb.Nodes {
@@ -59,11 +79,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 			}
 		}
 		for svc := range nodeServices {
-			if sw, ok := ps.refresh(svc); ok {
-				swaps = append(swaps, sw...)
-			} else {
-				stale(svc, true)
-			}
+			t.service(svc, true)
 		}
 	}
 	if set.classes {
@@ -76,27 +92,52 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 			}
 			key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
 			if _, was := st.parts[key]; was != r.classes.Serves(ing) {
-				dirty[key] = struct{}{}
-				changed[key] = struct{}{}
+				t.ingress(key)
 			}
 		}
 	}
-	if len(st.hosts) > 0 || len(changed) > 0 {
-		for key := range changed {
-			if old := st.parts[key]; old != nil {
-				st.hosts.peers(old.hosts, dirty)
-			}
-			if ing := getter.Ingress(key.Namespace, key.Name); ing != nil && r.classes.Serves(ing) {
-				st.hosts.peers(r.dialect.hosts(ing), dirty)
+	for key := range t.changed {
+		if old := st.parts[key]; old != nil {
+			st.hosts.peers(old.hosts, t.dirty)
+		}
+		if ing := getter.Ingress(key.Namespace, key.Name); ing != nil && r.classes.Serves(ing) {
+			st.hosts.peers(r.dialect.hosts(ing), t.dirty)
+		}
+	}
+	return t
+}
+
+// ingress marks an Ingress that changed itself.
+func (t *touchedParts) ingress(key translate.Key) {
+	t.dirty[key] = struct{}{}
+	t.changed[key] = struct{}{}
+}
+
+// service refreshes the load balancers of svc in place (of its node ports
+// only, with nodesOnly), or else takes its entries out of the state and
+// makes its users dirty.
+func (t *touchedParts) service(svc translate.Key, nodesOnly bool) {
+	if sw, ok := t.ps.refresh(svc); ok {
+		t.swaps = append(t.swaps, sw...)
+		return
+	}
+	st := t.ps.r.st
+	for _, p := range st.svcUsers[svc] {
+		t.dirty[p.Key] = struct{}{}
+		for _, en := range p.entries {
+			if en.key.Service == svc && (!nodesOnly || en.lb.Nodes) && st.entries[en.key] == en {
+				t.ps.stale[en.key] = en
+				delete(st.entries, en.key)
 			}
 		}
 	}
-	if len(dirty) == 0 && len(swaps) == 0 {
-		// Nothing to translate; the warnings about this proxy's Node may
-		// still have changed.
-		return r.result(), false
-	}
-	var olds, news []*ingressPart
+}
+
+// retranslate takes the parts of the dirty Ingresses out of the state and
+// translates again those still served; it says which parts went and which
+// came.
+func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[translate.Key]struct{}) (olds, news []*ingressPart) {
+	st := r.st
 	was := map[translate.Key]*netv1.Ingress{}
 	for key := range dirty {
 		if old := st.parts[key]; old != nil {
@@ -129,18 +170,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	if len(olds) != len(news) {
 		r.ingresses = nil // an Ingress is gone
 	}
-	st.sweep()
-	translate.PruneCertificates(&r.memos, st.secUsers)
-	prev := r.conf
-	conf, ok := r.asm.patch(prev, st, olds, news, swaps)
-	if !ok {
-		r.stats.Reassembled++
-		r.conf = r.asm.full(st, st.byKey())
-		return r.result(), !sameConfiguration(prev, r.conf)
-	}
-	r.conf = conf
-	// The same configuration may come with other errors or Ingresses.
-	return r.result(), conf != prev
+	return olds, news
 }
 
 // lbSwap is a load balancer of the configuration that refresh replaced.

@@ -5,10 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // TestNGINXFixtures renders the cases of fixtures/nginx/ with the
@@ -18,8 +17,8 @@ func TestNGINXFixtures(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "nginx", "*", "manifests.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs, "no ingress-nginx fixture cases found")
-	for _, manifests := range dirs {
-		dir := filepath.Dir(manifests)
+	for _, file := range dirs {
+		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
 			gotConf, gotErrs := renderNGINXFixture(t, dir)
@@ -46,7 +45,7 @@ func loadNGINXFixture(t *testing.T, dir string) *NGINXProvider {
 func renderNGINXFixture(t *testing.T, dir string) (conf, errs string) {
 	t.Helper()
 	opts := loadNGINXFixture(t, dir)
-	objs, problems := k8s.ReadManifests([]string{filepath.Join(dir, "manifests.yaml")}, k8s.IsUsedKind)
-	cs, more := k8s.NewFakeCluster(objs)
+	objs, problems := manifests.Read([]string{filepath.Join(dir, "manifests.yaml")}, manifests.IsUsedKind)
+	cs, more := manifests.NewFakeCluster(objs)
 	return renderCase(t, dir, &opts.Provider, cs, append(problems, more...))
 }

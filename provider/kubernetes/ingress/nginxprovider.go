@@ -126,12 +126,7 @@ func (*nginxDialect) defaults() defaultNames {
 
 func (*nginxDialect) plansByClient() bool { return false }
 
-func (*nginxDialect) keep() k8s.Keep {
-	return k8s.Keep{
-		IngressAnnotation: func(key string) bool { return strings.HasPrefix(key, nginx.AnnotationPrefix) },
-		SecretData:        nginx.SecretData,
-	}
-}
+func (*nginxDialect) keep() k8s.Keep { return nginx.Reads }
 
 func (*nginxDialect) secretKeys(ing *netv1.Ingress) []string {
 	return append(tlsSecretKeys(ing), nginx.SecretKeys(ing)...)

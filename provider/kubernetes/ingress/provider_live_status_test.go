@@ -111,7 +111,7 @@ func TestProvideWritesIngressStatusOnce(t *testing.T) {
 }
 
 // TestProvideStatusWriteKeepsTheIngressMetadata: the informer cache holds
-// Ingresses trimmed by k8s.Transform (no last-applied-configuration
+// Ingresses trimmed by the informer transform (no last-applied-configuration
 // annotation, no managedFields). The status subresource of Ingresses takes
 // metadata from the request (its strategy resets only the spec), so a status
 // update built from the cached copy must not remove what the cache dropped.

@@ -11,13 +11,13 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/fixtures"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 func TestProvideSmoke(t *testing.T) {
-	objs, problems := k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+	objs, problems := manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	require.Empty(t, problems)
-	cs, more := k8s.NewFakeCluster(objs)
+	cs, more := manifests.NewFakeCluster(objs)
 	require.Empty(t, more)
 	p := &Provider{}
 	p.SetDefaults()

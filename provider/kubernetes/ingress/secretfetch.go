@@ -3,6 +3,7 @@ package ingress
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,4 +168,12 @@ func (f *secretFetcher) fetch(ctx context.Context, key string) error {
 // fetches have failed so far (each is retried).
 func (c *Client) SecretFetches() (pending int, failed uint64) {
 	return c.secrets.pending(), c.secrets.failures.Load()
+}
+
+// newerVersion says whether resource version a is newer than b, when both
+// are numbers (as the API server makes them); otherwise false.
+func newerVersion(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x > y
 }

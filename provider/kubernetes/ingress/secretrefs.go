@@ -1,14 +1,9 @@
 package ingress
 
 import (
-	"strconv"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
-	"k8s.io/client-go/tools/cache"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // secretRefs counts the references of Ingresses (spec.tls[].secretName) to
@@ -62,36 +57,4 @@ func tlsSecretKeys(ing *netv1.Ingress) []string {
 		}
 	}
 	return keys
-}
-
-// ingressHandler keeps the Secret references up to date and queues the
-// Secrets that just got referenced for their data (secretFetcher), then
-// tells notify. The handler never waits on the API server: a render that
-// comes before the data reports the certificate as pending, and the
-// fetch's arrival renders again.
-func (c *Client) ingressHandler() cache.ResourceEventHandler {
-	return c.handler("Ingress", func(old, new any) {
-		if c.plans != nil {
-			c.plans.update(old, new)
-		}
-		c.secrets.add(c.refs.update(eventObject[*netv1.Ingress](old), eventObject[*netv1.Ingress](new)))
-	})
-}
-
-// secretHandler catches the race where a Secret was transformed just
-// before an Ingress first referred to it: its data is fetched then.
-func (c *Client) secretHandler() cache.ResourceEventHandler {
-	return c.handler("Secret", func(_, new any) {
-		if s, ok := new.(*corev1.Secret); ok && k8s.DataDropped(s) && c.refs.has(s.Namespace, s.Name) {
-			c.secrets.add([]string{s.Namespace + "/" + s.Name})
-		}
-	})
-}
-
-// newerVersion says whether resource version a is newer than b, when both
-// are numbers (as the API server makes them); otherwise false.
-func newerVersion(a, b string) bool {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	return err1 == nil && err2 == nil && x > y
 }

@@ -58,18 +58,18 @@ type changeCase[T runtime.Object] struct {
 	want   bool
 }
 
-// runChangeCases checks Changed(base, mutated) and, since an update can go
-// either way, Changed(mutated, base).
+// runChangeCases checks testKeep.Changed(base, mutated) and, since an update can go
+// either way, testKeep.Changed(mutated, base).
 func runChangeCases[T runtime.Object](t *testing.T, base func() T, cases []changeCase[T]) {
 	t.Helper()
 	// The base compares equal to an identical, independently built copy.
-	require.False(t, Changed(base(), base()), "two builds of the same object")
+	require.False(t, testKeep.Changed(base(), base()), "two builds of the same object")
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			old, updated := base(), base()
 			tc.mutate(updated)
-			assert.Equal(t, tc.want, Changed(old, updated), "old -> new")
-			assert.Equal(t, tc.want, Changed(updated, old), "new -> old")
+			assert.Equal(t, tc.want, testKeep.Changed(old, updated), "old -> new")
+			assert.Equal(t, tc.want, testKeep.Changed(updated, old), "new -> old")
 		})
 	}
 }

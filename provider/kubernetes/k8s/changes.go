@@ -4,7 +4,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -12,13 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// Annotations the providers read.
+// Annotations and labels of Kubernetes itself that every front end reads.
+// What each front end reads besides is its Keep.
 const (
-	// TraefikAnnotationPrefix starts the annotations of Ingresses and Services that translation reads.
-	TraefikAnnotationPrefix = "traefik.ingress.kubernetes.io/"
-	// NGINXAnnotationPrefix starts the annotations of Ingresses that the
-	// ingress-nginx dialect reads.
-	NGINXAnnotationPrefix = "nginx.ingress.kubernetes.io/"
 	// IngressClassAnnotation is the legacy class annotation of Ingresses.
 	IngressClassAnnotation = "kubernetes.io/ingress.class"
 	// DefaultClassAnnotation marks the cluster's default IngressClass.
@@ -31,21 +26,22 @@ const (
 )
 
 // Changed says whether an update from old to new can change the rendered
-// output. It compares values, never pointers, on a projection of each kind:
-// the fields translation reads. Resyncs, resourceVersion-only updates,
-// managedFields, status heartbeats and annotations nobody reads give false.
+// output of the front end that reads what k says. It compares values,
+// never pointers, on a projection of each kind: the fields translation
+// reads. Resyncs, resourceVersion-only updates, managedFields, status
+// heartbeats and annotations the front end does not read give false.
 // Objects of different or unknown kinds give true.
-func Changed(old, new any) bool {
+func (k Keep) Changed(old, new any) bool {
 	switch o := old.(type) {
 	case *discoveryv1.EndpointSlice:
 		n, ok := new.(*discoveryv1.EndpointSlice)
 		return !ok || sliceChanged(o, n)
 	case *corev1.Service:
 		n, ok := new.(*corev1.Service)
-		return !ok || serviceChanged(o, n)
+		return !ok || k.serviceChanged(o, n)
 	case *netv1.Ingress:
 		n, ok := new.(*netv1.Ingress)
-		return !ok || ingressChanged(o, n)
+		return !ok || k.ingressChanged(o, n)
 	case *netv1.IngressClass:
 		n, ok := new.(*netv1.IngressClass)
 		return !ok || classChanged(o, n)
@@ -135,17 +131,16 @@ func mapEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 // A Service's load-balancer status matters to the status writer
 // (ingressEndpoint.publishedService).
-func serviceChanged(o, n *corev1.Service) bool {
+func (k Keep) serviceChanged(o, n *corev1.Service) bool {
 	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
 		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer) ||
-		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix)
+		!keptEqual(o.Annotations, n.Annotations, k.ServiceAnnotation)
 }
 
-func ingressChanged(o, n *netv1.Ingress) bool {
+func (k Keep) ingressChanged(o, n *netv1.Ingress) bool {
 	return !equality.Semantic.DeepEqual(o.Spec, n.Spec) ||
 		o.Annotations[IngressClassAnnotation] != n.Annotations[IngressClassAnnotation] ||
-		!prefixedEqual(o.Annotations, n.Annotations, TraefikAnnotationPrefix) ||
-		!prefixedEqual(o.Annotations, n.Annotations, NGINXAnnotationPrefix) ||
+		!keptEqual(o.Annotations, n.Annotations, k.IngressAnnotation) ||
 		!reflect.DeepEqual(o.Labels, n.Labels) ||
 		// The status writer compares the status it wants with this one.
 		!equality.Semantic.DeepEqual(o.Status.LoadBalancer, n.Status.LoadBalancer)
@@ -166,11 +161,15 @@ func nodeChanged(o, n *corev1.Node) bool {
 		!reflect.DeepEqual(o.Status.Addresses, n.Status.Addresses)
 }
 
-// prefixedEqual compares the entries of two maps whose keys start with prefix.
-func prefixedEqual(a, b map[string]string, prefix string) bool {
+// keptEqual compares the entries of two maps whose keys read says are
+// read; a nil read reads none.
+func keptEqual(a, b map[string]string, read func(key string) bool) bool {
+	if read == nil {
+		return true
+	}
 	count := 0
 	for k, v := range a {
-		if !strings.HasPrefix(k, prefix) {
+		if !read(k) {
 			continue
 		}
 		count++
@@ -179,7 +178,7 @@ func prefixedEqual(a, b map[string]string, prefix string) bool {
 		}
 	}
 	for k := range b {
-		if strings.HasPrefix(k, prefix) {
+		if read(k) {
 			count--
 		}
 	}

@@ -83,22 +83,22 @@ func TestChangedComparesValuesNotPointers(t *testing.T) {
 	require.NotSame(t, a.Endpoints[0].Conditions.Ready, b.Endpoints[0].Conditions.Ready)
 	require.NotSame(t, a.Endpoints[0].Zone, b.Endpoints[0].Zone)
 	require.NotSame(t, a.Endpoints[0].NodeName, b.Endpoints[0].NodeName)
-	assert.False(t, Changed(a, b), "independently built copies")
+	assert.False(t, testKeep.Changed(a, b), "independently built copies")
 
 	// Deep copies, as an informer holds, have distinct pointers too.
 	c, d := a.DeepCopy(), a.DeepCopy()
 	require.NotSame(t, c.Ports[0].Port, d.Ports[0].Port)
 	d.ResourceVersion = "11"
-	assert.False(t, Changed(c, d), "deep copies")
+	assert.False(t, testKeep.Changed(c, d), "deep copies")
 
 	// No endpoints is no endpoints, whether the list is nil or empty.
 	e, f := testSlice(), testSlice()
 	e.Endpoints, f.Endpoints = nil, []discoveryv1.Endpoint{}
-	assert.False(t, Changed(e, f), "nil and empty endpoints")
+	assert.False(t, testKeep.Changed(e, f), "nil and empty endpoints")
 
 	// And a value change behind a pointer is seen.
 	*d.Ports[0].Port = 8081
-	assert.True(t, Changed(c, d), "a value behind a pointer changed")
+	assert.True(t, testKeep.Changed(c, d), "a value behind a pointer changed")
 }
 
 func TestChangedService(t *testing.T) {
@@ -181,12 +181,11 @@ func TestChangedIngress(t *testing.T) {
 		{"annotation of another controller", func(i I) {
 			i.Annotations["alb.ingress.kubernetes.io/scheme"] = "internet-facing"
 		}, false},
-		// The ingress-nginx dialect reads these; the Traefik-style one's
-		// informers drop them before the filter sees the objects
-		// (Keep.Transform).
+		// The ingress-nginx dialect reads these, the Traefik-style one
+		// (testKeep) does not.
 		{"ingress-nginx annotation", func(i I) {
 			i.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] = "16m"
-		}, true},
+		}, false},
 		{"cert-manager annotation removed", func(i I) { delete(i.Annotations, "cert-manager.io/cluster-issuer") }, false},
 		{"restartedAt annotation", func(i I) {
 			i.Annotations["kubectl.kubernetes.io/restartedAt"] = "2026-01-02T00:00:00Z"
@@ -304,7 +303,7 @@ func TestChangedMismatchedAndUnknownKinds(t *testing.T) {
 			if oldKind == newKind {
 				continue
 			}
-			assert.True(t, Changed(o, n), "%s -> %s", oldKind, newKind)
+			assert.True(t, testKeep.Changed(o, n), "%s -> %s", oldKind, newKind)
 		}
 	}
 
@@ -325,7 +324,7 @@ func TestChangedMismatchedAndUnknownKinds(t *testing.T) {
 		{"values, not pointers", *testSlice(), *testSlice()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.True(t, Changed(tc.old, tc.new))
+			assert.True(t, testKeep.Changed(tc.old, tc.new))
 		})
 	}
 }

@@ -88,7 +88,7 @@ func TestEventHandler(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, notify := recordNotify()
 			var changes []string
-			tc.event(EventHandler("EndpointSlice", notify, func(kind string, old, new any) {
+			tc.event(testKeep.EventHandler("EndpointSlice", notify, func(kind string, old, new any) {
 				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
 			}))
 			assert.Equal(t, []notification{tc.want}, *got)
@@ -125,7 +125,7 @@ func TestEventHandlerPassesItsKind(t *testing.T) {
 		t.Run(o.kind, func(t *testing.T) {
 			got, notify := recordNotify()
 			var changes []string
-			h := EventHandler(o.kind, notify, func(kind string, old, new any) {
+			h := testKeep.EventHandler(o.kind, notify, func(kind string, old, new any) {
 				changes = append(changes, fmt.Sprintf("%s old=%t new=%t", kind, old != nil, new != nil))
 			})
 			old := o.obj()

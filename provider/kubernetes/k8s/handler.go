@@ -16,10 +16,10 @@ type Notify func(kind string, changed bool)
 type OnChange func(kind string, old, new any)
 
 // EventHandler is the change filter at the door: adds and deletes always
-// count; an update counts only when Changed says it can change the output.
-// A resync (same resourceVersion) is dropped without looking further.
-// notify and onChange may be nil.
-func EventHandler(kind string, notify Notify, onChange OnChange) cache.ResourceEventHandler {
+// count; an update counts only when k.Changed says it can change the
+// output. A resync (same resourceVersion) is dropped without looking
+// further. notify and onChange may be nil.
+func (k Keep) EventHandler(kind string, notify Notify, onChange OnChange) cache.ResourceEventHandler {
 	tell := func(changed bool, old, new any) {
 		if changed && onChange != nil {
 			onChange(kind, old, new)
@@ -35,7 +35,7 @@ func EventHandler(kind string, notify Notify, onChange OnChange) cache.ResourceE
 				tell(false, old, new)
 				return
 			}
-			tell(Changed(old, new), old, new)
+			tell(k.Changed(old, new), old, new)
 		},
 		DeleteFunc: func(obj any) { tell(true, obj, nil) },
 	}

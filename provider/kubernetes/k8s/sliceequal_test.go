@@ -23,7 +23,7 @@ func BenchmarkChangedNoop(b *testing.B) {
 	updated := old.DeepCopy()
 	updated.ResourceVersion = "11"
 	updated.Annotations = map[string]string{"endpoints.kubernetes.io/last-change-trigger-time": "later"}
-	h := EventHandler("EndpointSlice", func(string, bool) {}, func(string, any, any) { b.Fatal("counted") })
+	h := testKeep.EventHandler("EndpointSlice", func(string, bool) {}, func(string, any, any) { b.Fatal("counted") })
 	b.ReportAllocs()
 	for b.Loop() {
 		h.OnUpdate(old, updated)
@@ -40,7 +40,7 @@ func BenchmarkChangedEndpoint(b *testing.B) {
 	var changed bool
 	b.ReportAllocs()
 	for b.Loop() {
-		changed = Changed(old, updated)
+		changed = testKeep.Changed(old, updated)
 	}
 	if !changed {
 		b.Fatal("not counted")

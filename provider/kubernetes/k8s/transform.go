@@ -14,13 +14,27 @@ import (
 // largest part of an object, and never read.
 const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 
-// Transform drops from each object what the providers never read, before it
-// enters an informer cache, to keep memory down at scale:
+// Keep says what a front end reads of the objects that have parts it does
+// not: the annotations of Ingresses and Services, and the data keys of
+// Secrets. Each front end declares its own; the informer transform keeps
+// what it says (Transform) and the change filter compares what it says
+// (Changed), so the two cannot disagree. A nil function reads nothing.
+type Keep struct {
+	// IngressAnnotation says whether an Ingress annotation is read
+	// (kubernetes.io/ingress.class always is).
+	IngressAnnotation func(key string) bool
+	// ServiceAnnotation says whether a Service annotation is read.
+	ServiceAnnotation func(key string) bool
+	// SecretData says whether a data key of a referenced Secret is read.
+	SecretData func(secret *corev1.Secret, key string) bool
+}
+
+// Transform drops from each object what the front end never reads, before
+// it enters an informer cache, to keep memory down at scale:
 //   - managedFields and the last-applied-configuration annotation, everywhere;
 //   - the annotations of other tools (Helm, Argo CD, cert-manager, ...):
-//     Ingresses keep those starting with traefik.ingress.kubernetes.io/ and
-//     kubernetes.io/ingress.class, Services those starting with
-//     traefik.ingress.kubernetes.io/, IngressClasses
+//     Ingresses keep kubernetes.io/ingress.class and those k says,
+//     Services those k says, IngressClasses
 //     ingressclass.kubernetes.io/is-default-class, Secrets none;
 //   - the labels of Services, IngressClasses and Secrets (an Ingress keeps
 //     its labels, which the label selector is checked against);
@@ -36,9 +50,8 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 //     shared values and the addresses of a slice share one array and one
 //     text, so that an endpoint costs no object of its own to keep and to
 //     mark;
-//   - of Secrets, every data key but tls.crt and tls.key (the only ones a
-//     certificate is read from), and their string data (TransformSecret
-//     drops the data of Secrets no Ingress references too);
+//   - of Secrets, every data key but those k says, and their string data
+//     (TransformSecret drops the data of Secrets no Ingress references too);
 //   - of Nodes, everything but the name, labels and addresses.
 //
 // It also moves the rule of an Ingress with one rule of one path, that
@@ -46,27 +59,7 @@ const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // (packRules).
 //
 // It is a cache.TransformFunc: it may modify the object it is given, which
-// the informer owns. It trims for the Traefik-style provider; Keep.Transform
-// trims for another dialect.
-func Transform(obj any) (any, error) { return TraefikKeep.Transform(obj) }
-
-// Keep says what of the annotations of Ingresses and of the data of
-// Secrets a dialect reads, so that Transform keeps it.
-type Keep struct {
-	// IngressAnnotation says whether an Ingress annotation is read
-	// (kubernetes.io/ingress.class always is).
-	IngressAnnotation func(key string) bool
-	// SecretData says whether a data key of a referenced Secret is read.
-	SecretData func(secret *corev1.Secret, key string) bool
-}
-
-// TraefikKeep is what the Traefik-style provider reads.
-var TraefikKeep = Keep{
-	IngressAnnotation: func(k string) bool { return strings.HasPrefix(k, TraefikAnnotationPrefix) },
-	SecretData:        func(_ *corev1.Secret, k string) bool { return k == corev1.TLSCertKey || k == corev1.TLSPrivateKeyKey },
-}
-
-// Transform is the package's Transform, keeping what k says.
+// the informer owns.
 func (k Keep) Transform(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *discoveryv1.EndpointSlice:
@@ -84,7 +77,7 @@ func (k Keep) Transform(obj any) (any, error) {
 	case *corev1.Service:
 		trimMeta(&o.ObjectMeta)
 		o.Labels = nil
-		o.Annotations = keepAnnotations(o.Annotations, isTraefikAnnotation)
+		o.Annotations = keepAnnotations(o.Annotations, k.ServiceAnnotation)
 		o.Spec = corev1.ServiceSpec{
 			Type:                     o.Spec.Type,
 			Ports:                    o.Spec.Ports,
@@ -96,7 +89,7 @@ func (k Keep) Transform(obj any) (any, error) {
 	case *netv1.Ingress:
 		trimMeta(&o.ObjectMeta)
 		o.Annotations = keepAnnotations(o.Annotations, func(key string) bool {
-			return key == IngressClassAnnotation || k.IngressAnnotation(key)
+			return key == IngressClassAnnotation || (k.IngressAnnotation != nil && k.IngressAnnotation(key))
 		})
 		packRules(&o.Spec)
 	case *netv1.IngressClass:
@@ -108,7 +101,7 @@ func (k Keep) Transform(obj any) (any, error) {
 		o.Labels, o.Annotations = nil, nil
 		o.StringData = nil
 		for key := range o.Data {
-			if !k.SecretData(o, key) {
+			if k.SecretData == nil || !k.SecretData(o, key) {
 				delete(o.Data, key)
 			}
 		}
@@ -136,11 +129,12 @@ func (k Keep) Transform(obj any) (any, error) {
 	return obj, nil
 }
 
-func isTraefikAnnotation(key string) bool { return strings.HasPrefix(key, TraefikAnnotationPrefix) }
-
 // keepAnnotations returns the annotations for which keep is true: the map
 // itself when it is all of them, nil when none.
 func keepAnnotations(annotations map[string]string, keep func(key string) bool) map[string]string {
+	if keep == nil {
+		return nil
+	}
 	kept := 0
 	for k := range annotations {
 		if keep(k) {
@@ -272,14 +266,9 @@ func sharedBool(p *bool) *bool {
 const DataDroppedAnnotation = "sliceway.io/data-dropped"
 
 // TransformSecret is Transform for Secrets, which also drops all data of a
-// Secret that referenced(namespace, name) says no Ingress uses as TLS, and
-// marks it with DataDroppedAnnotation so that its data can be fetched once
-// an Ingress refers to it.
-func TransformSecret(referenced func(namespace, name string) bool) cache.TransformFunc {
-	return TraefikKeep.TransformSecret(referenced)
-}
-
-// TransformSecret is the package's TransformSecret, keeping what k says.
+// Secret that referenced(namespace, name) says no Ingress uses, and marks
+// it with DataDroppedAnnotation so that its data can be fetched once an
+// Ingress refers to it.
 func (k Keep) TransformSecret(referenced func(namespace, name string) bool) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		out, err := k.Transform(obj)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
@@ -32,11 +33,15 @@ func fatMeta(name, namespace string) metav1.ObjectMeta {
 	}
 }
 
+// traefikReads is what the Traefik-style front end reads, as its informers
+// trim and filter with it.
+var traefikReads = new(ingress.Provider).Reads()
+
 // transformed runs Transform on a deep copy, as an informer does on the
 // object it decoded.
 func transformed(t *testing.T, obj runtime.Object) any {
 	t.Helper()
-	out, err := k8s.Transform(obj.DeepCopyObject())
+	out, err := traefikReads.Transform(obj.DeepCopyObject())
 	require.NoError(t, err)
 	return out
 }

@@ -9,8 +9,6 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 func TestTransformPassesOtherObjectsThrough(t *testing.T) {
@@ -29,7 +27,7 @@ func TestTransformPassesOtherObjectsThrough(t *testing.T) {
 			if o, ok := tc.obj.(runtime.Object); ok {
 				in = o.DeepCopyObject()
 			}
-			out, err := k8s.Transform(in)
+			out, err := traefikReads.Transform(in)
 			require.NoError(t, err)
 			assert.Equal(t, tc.obj, out)
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/sliceway/sliceway/fixtures"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // fatten adds to an object what a real cluster adds and translation never
@@ -76,15 +77,15 @@ func TestTransformedUpdatesOfUnreadFieldsAreDropped(t *testing.T) {
 			updated := base.DeepCopy()
 			updated.ResourceVersion = "2"
 			tc.change(updated)
-			require.Equal(t, tc.raw, k8s.Changed(base, updated))
-			assert.False(t, k8s.Changed(transformed(t, base), transformed(t, updated)))
+			require.Equal(t, tc.raw, traefikReads.Changed(base, updated))
+			assert.False(t, traefikReads.Changed(transformed(t, base), transformed(t, updated)))
 		})
 	}
 	// What translation reads still counts.
 	updated := base.DeepCopy()
 	updated.ResourceVersion = "2"
 	updated.Spec.PublishNotReadyAddresses = true
-	assert.True(t, k8s.Changed(transformed(t, base), transformed(t, updated)))
+	assert.True(t, traefikReads.Changed(transformed(t, base), transformed(t, updated)))
 }
 
 // nodePortObjects add a node-port Service, so that Nodes are read too.
@@ -119,7 +120,7 @@ var nodePortObjects = []runtime.Object{
 // returns them, and from the same objects after Transform. The
 // configurations and the reported problems must be the same.
 func TestTransformedObjectsRenderTheSameConfiguration(t *testing.T) {
-	objs, problems := k8s.DecodeManifest("demo.yaml", fixtures.Demo, k8s.IsUsedKind)
+	objs, problems := manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	require.Empty(t, problems)
 	var raw, trimmed mapSnapshot
 	for _, o := range objs {

@@ -19,14 +19,14 @@ func TestTransformSecret(t *testing.T) {
 		}
 	}
 
-	out, err := TransformSecret(referenced)(secret("used"))
+	out, err := testKeep.TransformSecret(referenced)(secret("used"))
 	require.NoError(t, err)
 	used := out.(*corev1.Secret)
 	assert.False(t, DataDropped(used))
 	assert.Equal(t, map[string][]byte{corev1.TLSCertKey: []byte("c"), corev1.TLSPrivateKeyKey: []byte("k")}, used.Data)
 	assert.NotContains(t, used.Annotations, LastAppliedAnnotation)
 
-	out, err = TransformSecret(referenced)(secret("other"))
+	out, err = testKeep.TransformSecret(referenced)(secret("other"))
 	require.NoError(t, err)
 	other := out.(*corev1.Secret)
 	assert.True(t, DataDropped(other))
@@ -35,7 +35,7 @@ func TestTransformSecret(t *testing.T) {
 
 	// Other kinds pass through Transform unchanged by the Secret rule.
 	cm := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
-	out, err = TransformSecret(referenced)(cm)
+	out, err = testKeep.TransformSecret(referenced)(cm)
 	require.NoError(t, err)
 	assert.Same(t, cm, out)
 	assert.False(t, DataDropped(nil))

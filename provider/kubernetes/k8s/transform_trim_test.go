@@ -54,11 +54,10 @@ func TestTransformTrimsMetadataOfEveryKind(t *testing.T) {
 	}
 }
 
-// TestTransformKeepsTheAnnotationsTranslationReads: the annotations the
-// transform keeps are named by the same constants that translation reads
-// them by.
+// TestTransformKeepsTheAnnotationsTranslationReads: the class annotations
+// the transform keeps for every front end are named by the same constants
+// that translation reads them by.
 func TestTransformKeepsTheAnnotationsTranslationReads(t *testing.T) {
-	assert.Equal(t, ingress.AnnotationPrefix, k8s.TraefikAnnotationPrefix)
 	assert.Equal(t, ingress.AnnotationIngressClass, k8s.IngressClassAnnotation)
 	assert.Equal(t, ingress.AnnotationDefaultClass, k8s.DefaultClassAnnotation)
 }

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"fmt"
@@ -46,19 +46,19 @@ var clusterScoped = map[string]bool{"IngressClass": true, "Node": true, "Namespa
 // unchanged on manifests. Namespaced objects without a namespace go to
 // "default", as kubectl does. An object that is already there (same kind,
 // namespace and name) is an error naming both sources; the first one stays.
-func NewFakeCluster(objs []Object) (kubernetes.Interface, []*ManifestError) {
-	c := NewManifestCluster()
+func NewFakeCluster(objs []Object) (kubernetes.Interface, []*Error) {
+	c := NewCluster()
 	_, problems := c.Apply(objs)
 	return c.Clientset(), problems
 }
 
-// ManifestCluster is an in-memory cluster whose objects are replaced as a
+// Cluster is an in-memory cluster whose objects are replaced as a
 // whole by Apply, which tells the informers only what differs: manifests
 // read again after an edit reach the provider as the same edit made in a
 // real cluster would, through the change filter and incremental render.
 // Apply is called from one goroutine at a time; the clientset may be read
 // from any.
-type ManifestCluster struct {
+type Cluster struct {
 	cs      *fake.Clientset
 	gate    *watchGate
 	applied map[objectKey]appliedObject
@@ -86,15 +86,15 @@ type ApplyResult struct {
 // Changed says whether the Apply changed any object.
 func (r ApplyResult) Changed() bool { return r.Added+r.Updated+r.Deleted > 0 }
 
-// NewManifestCluster returns an empty in-memory cluster.
-func NewManifestCluster() *ManifestCluster {
-	c := &ManifestCluster{cs: fake.NewClientset(), applied: map[objectKey]appliedObject{}}
+// NewCluster returns an empty in-memory cluster.
+func NewCluster() *Cluster {
+	c := &Cluster{cs: fake.NewClientset(), applied: map[objectKey]appliedObject{}}
 	c.gate = newWatchGate(c.cs)
 	return c
 }
 
 // Clientset is the client of the cluster, for the provider.
-func (c *ManifestCluster) Clientset() kubernetes.Interface { return c.cs }
+func (c *Cluster) Clientset() kubernetes.Interface { return c.cs }
 
 // Apply makes the cluster hold exactly objs: objects that were not there
 // are added, those that differ are updated, those no longer given are
@@ -112,18 +112,18 @@ func (c *ManifestCluster) Clientset() kubernetes.Interface { return c.cs }
 // An error of the cluster itself (an object it refuses, informers that
 // stopped reading) is returned with the object it concerns; what was not
 // applied is tried again by the next Apply.
-func (c *ManifestCluster) Apply(objs []Object) (ApplyResult, []*ManifestError) {
-	var problems []*ManifestError
+func (c *Cluster) Apply(objs []Object) (ApplyResult, []*Error) {
+	var problems []*Error
 	wanted := make(map[objectKey]appliedObject, len(objs))
 	var order []objectKey
 	for _, o := range objs {
 		key, id, err := keyOf(o.Object)
 		if err != nil {
-			problems = append(problems, &ManifestError{File: o.File, Document: o.Document, Err: err})
+			problems = append(problems, &Error{File: o.File, Document: o.Document, Err: err})
 			continue
 		}
 		if first, dup := wanted[key]; dup {
-			problems = append(problems, &ManifestError{File: o.File, Document: o.Document,
+			problems = append(problems, &Error{File: o.File, Document: o.Document,
 				Err: fmt.Errorf("%s is defined again (first in %s); this copy is skipped", id, first.source.Source())})
 			continue
 		}
@@ -134,7 +134,7 @@ func (c *ManifestCluster) Apply(objs []Object) (ApplyResult, []*ManifestError) {
 	var result ApplyResult
 	tracker := c.cs.Tracker()
 	fail := func(a appliedObject, err error) {
-		problems = append(problems, &ManifestError{File: a.source.File, Document: a.source.Document, Err: fmt.Errorf("%s: %w", a.id, err)})
+		problems = append(problems, &Error{File: a.source.File, Document: a.source.Document, Err: fmt.Errorf("%s: %w", a.id, err)})
 	}
 	// The provider renders a burst of changes once: the order of the calls
 	// below does not show in the output.

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"context"
@@ -85,7 +85,7 @@ metadata:
 
 func decodeForCluster(t *testing.T, file, data string) []Object {
 	t.Helper()
-	objs, problems := DecodeManifest(file, []byte(data), IsUsedKind)
+	objs, problems := Decode(file, []byte(data), IsUsedKind)
 	require.Empty(t, problemLines(problems))
 	return objs
 }

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// decodeTimeout bounds one DecodeManifest call in FuzzDecodeManifest: fuzz
+// decodeTimeout bounds one Decode call in FuzzDecodeManifest: fuzz
 // inputs are small, so anything near this is a hang (or an explosion, such
 // as a YAML alias bomb).
 const decodeTimeout = 10 * time.Second
 
-// FuzzDecodeManifest feeds arbitrary bytes to DecodeManifest, seeded with
+// FuzzDecodeManifest feeds arbitrary bytes to Decode, seeded with
 // every fixture's manifests.yaml and a few hostile documents. It never
 // panics or hangs; every problem names the file; every object has a name,
 // a wanted kind, the file and a document number; and NewFakeCluster takes
@@ -55,16 +55,16 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const file = "fuzz/manifest.yaml"
 		var objs []Object
-		var problems []*ManifestError
+		var problems []*Error
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			objs, problems = DecodeManifest(file, data, IsUsedKind)
+			objs, problems = Decode(file, data, IsUsedKind)
 		}()
 		select {
 		case <-done:
 		case <-time.After(decodeTimeout):
-			t.Fatalf("DecodeManifest did not return within %s on %d bytes", decodeTimeout, len(data))
+			t.Fatalf("Decode did not return within %s on %d bytes", decodeTimeout, len(data))
 		}
 
 		if len(bytes.TrimSpace(data)) == 0 {
@@ -109,7 +109,7 @@ func FuzzDecodeManifest(f *testing.F) {
 
 // TestDecodeManifestMiscasedTypeKeys: Kubernetes reads apiVersion and kind
 // case-sensitively (kubectl refuses "ApiVersion: v1" as "apiVersion not
-// set"), and so does DecodeManifest for every other key ("Metadata:" gives
+// set"), and so does Decode for every other key ("Metadata:" gives
 // "metadata.name is required"). Found by FuzzDecodeManifest.
 func TestDecodeManifestMiscasedTypeKeys(t *testing.T) {
 	for _, doc := range []string{
@@ -117,7 +117,7 @@ func TestDecodeManifestMiscasedTypeKeys(t *testing.T) {
 		"apiVersion: v1\nKind: Service\nmetadata: {name: a}\n",
 		"APIVERSION: v1\nKIND: Service\nmetadata: {name: a}\n",
 	} {
-		objs, problems := DecodeManifest("f.yaml", []byte(doc), IsUsedKind)
+		objs, problems := Decode("f.yaml", []byte(doc), IsUsedKind)
 		require.Empty(t, objs, doc)
 		require.Len(t, problems, 1, doc)
 		require.Contains(t, problems[0].Error(), "f.yaml: document 1: not a Kubernetes object: apiVersion and kind are required")
@@ -130,7 +130,7 @@ func TestDecodeManifestMiscasedTypeKeys(t *testing.T) {
 // fixtures/hostile-duplicates/errors.txt.
 func TestDuplicateClusterScopedObject(t *testing.T) {
 	doc := "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: traefik}\nspec: {controller: x}\n"
-	objs, problems := DecodeManifest("f.yaml", []byte(doc+"---\n"+doc), IsUsedKind)
+	objs, problems := Decode("f.yaml", []byte(doc+"---\n"+doc), IsUsedKind)
 	require.Empty(t, problems)
 	_, problems = NewFakeCluster(objs)
 	require.Len(t, problems, 1)

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // message only says what is wrong.
 func TestLogManifestProblemsSaysEachThingOnce(t *testing.T) {
 	var buf bytes.Buffer
-	errs := LogManifestProblems(zerolog.New(&buf), []*ManifestError{
+	errs := LogProblems(zerolog.New(&buf), []*Error{
 		{File: "shop.yaml", Document: 2, Err: errors.New("not valid YAML: line 3")},
 		{File: "gone.yaml", Err: &fs.PathError{Op: "open", Path: "gone.yaml", Err: fs.ErrNotExist}},
 		{File: "shop.yaml", Document: 3, Warning: true, Err: errors.New("v1 ConfigMap is not used, skipped")},

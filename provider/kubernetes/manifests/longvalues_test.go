@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestLongValuesInManifestErrors(t *testing.T) {
 		{"port", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: \"" + long + "\"}]}\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, problems := DecodeManifest("m.yaml", []byte(tc.doc), IsUsedKind)
+			objs, problems := Decode("m.yaml", []byte(tc.doc), IsUsedKind)
 			assert.Empty(t, objs)
 			lines := problemLines(problems)
 			require.Len(t, lines, 1)
@@ -39,7 +39,7 @@ func TestLongValuesInManifestErrors(t *testing.T) {
 	}
 
 	// The longest names Kubernetes allows are still read.
-	objs, problems := DecodeManifest("m.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata: {name: "+strings.Repeat("n", 253)+", namespace: "+strings.Repeat("s", 63)+"}\n"), IsUsedKind)
+	objs, problems := Decode("m.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata: {name: "+strings.Repeat("n", 253)+", namespace: "+strings.Repeat("s", 63)+"}\n"), IsUsedKind)
 	assert.Empty(t, problems)
 	assert.Len(t, objs, 1)
 }

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // serviceEvents records what a Service informer of the cluster is told,
@@ -38,7 +40,7 @@ func (e *serviceEvents) take() []string {
 
 // watchServices starts a Service informer on the cluster, waits for its
 // first list and returns what it is told from then on.
-func watchServices(t *testing.T, c *ManifestCluster) *serviceEvents {
+func watchServices(t *testing.T, c *Cluster) *serviceEvents {
 	t.Helper()
 	factory := informers.NewSharedInformerFactory(c.Clientset(), 0)
 	inf := factory.Core().V1().Services().Informer()
@@ -49,7 +51,7 @@ func watchServices(t *testing.T, c *ManifestCluster) *serviceEvents {
 		}
 		return obj.(*corev1.Service).Name
 	}
-	_, err := inf.AddEventHandler(EventHandler("Service", nil, func(_ string, old, new any) {
+	_, err := inf.AddEventHandler(k8s.Keep{}.EventHandler("Service", nil, func(_ string, old, new any) {
 		switch {
 		case old == nil:
 			events.record("add " + name(new))
@@ -84,7 +86,7 @@ func svcWithPort(name string, port int) string {
 }
 
 func TestManifestClusterApplyTellsOnlyWhatDiffers(t *testing.T) {
-	c := NewManifestCluster()
+	c := NewCluster()
 	first := decodeForCluster(t, "a.yaml", svcWithPort("kept", 80)+"---\n"+svcWithPort("edited", 80)+"---\n"+svcWithPort("removed", 80))
 	res, problems := c.Apply(first)
 	require.Empty(t, problemLines(problems))
@@ -113,7 +115,7 @@ func TestManifestClusterApplyTellsOnlyWhatDiffers(t *testing.T) {
 }
 
 func TestManifestClusterDuplicateTakesOverWhenTheFirstGoes(t *testing.T) {
-	c := NewManifestCluster()
+	c := NewCluster()
 	a := decodeForCluster(t, "a.yaml", svcWithPort("web", 80))
 	b := decodeForCluster(t, "b.yaml", svcWithPort("web", 90))
 	_, problems := c.Apply(append(append([]Object{}, a...), b...))
@@ -134,7 +136,7 @@ func TestManifestClusterDuplicateTakesOverWhenTheFirstGoes(t *testing.T) {
 // More changes at once than the fake clientset's watchers hold: Apply
 // waits for the informer instead of overflowing them (which panics).
 func TestManifestClusterApplyManyAtOnce(t *testing.T) {
-	c := NewManifestCluster()
+	c := NewCluster()
 	events := watchServices(t, c)
 	const n = 2000
 	var docs []string

@@ -1,7 +1,16 @@
-// Package k8s holds the Kubernetes plumbing shared by sliceway's providers:
-// manifest parsing, informer transforms, the EndpointSlice index and change
-// detection.
-package k8s
+// Package manifests reads Kubernetes objects from YAML or JSON files and
+// serves them as a cluster, for running sliceway without an API server
+// (render and watch with --manifests, the demo, the fixtures):
+//
+//	manifests.go    files to objects: decoding, the kinds kept, problems
+//	                that name the file and the document
+//	manifestset.go  the files under some paths as last read, read again
+//	                when they change
+//	cluster.go      the objects as a client-go clientset (the fake one),
+//	                changed in place when the files change
+//	watchgate.go    what keeps the fake clientset's watchers within their
+//	                limits while informers follow thousands of changes
+package manifests
 
 import (
 	"bytes"
@@ -29,9 +38,9 @@ import (
 	"github.com/sliceway/sliceway/internal/excerpt"
 )
 
-// MaxManifestSize bounds one manifest file, so that a huge or endless input
+// MaxSize bounds one manifest file, so that a huge or endless input
 // fails with a clear error instead of eating the memory.
-const MaxManifestSize = 64 << 20
+const MaxSize = 64 << 20
 
 // maxDocumentSize bounds one YAML document of a manifest file.
 const maxDocumentSize = 16 << 20
@@ -46,27 +55,27 @@ type Object struct {
 // Source says where the object was read, as errors say it.
 func (o Object) Source() string { return fmt.Sprintf("%s: document %d", o.File, o.Document) }
 
-// ManifestError is a problem with one document of a manifest file.
-type ManifestError struct {
+// Error is a problem with one document of a manifest file.
+type Error struct {
 	File     string
 	Document int // 1-based; 0 when the whole file is at fault
 	Warning  bool
 	Err      error
 }
 
-func (e *ManifestError) Error() string {
+func (e *Error) Error() string {
 	if e.Document == 0 {
 		return fmt.Sprintf("%s: %v", e.File, e.Err)
 	}
 	return fmt.Sprintf("%s: document %d: %v", e.File, e.Document, e.Err)
 }
 
-func (e *ManifestError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// LogManifestProblems logs each problem with its file and document in
+// LogProblems logs each problem with its file and document in
 // structured fields and what is wrong as the message, which does not
 // repeat them; warnings as warnings. It returns how many are errors.
-func LogManifestProblems(logger zerolog.Logger, problems []*ManifestError) int {
+func LogProblems(logger zerolog.Logger, problems []*Error) int {
 	errs := 0
 	for _, p := range problems {
 		ev := logger.Warn()
@@ -86,7 +95,7 @@ func LogManifestProblems(logger zerolog.Logger, problems []*ManifestError) int {
 // reason is what is wrong, without the file and document the log fields
 // give: an error of the file system on the file itself ("stat x: no such
 // file or directory") is given as its cause alone.
-func (e *ManifestError) reason() string {
+func (e *Error) reason() string {
 	if e.Err == nil {
 		return e.Error()
 	}
@@ -99,15 +108,15 @@ func (e *ManifestError) reason() string {
 // manifestExtensions are the files read from a directory.
 var manifestExtensions = []string{".yaml", ".yml", ".json"}
 
-// ReadManifests reads files, or directories of .yaml, .yml and .json files
+// Read reads files, or directories of .yaml, .yml and .json files
 // (recursively, in lexical order), as multi-document YAML. It returns the
 // objects of the kinds wanted (nil wants all), and the problems found: a
 // document that does not parse is an error naming its file and number; an
 // object of another kind is a warning. Reading goes on after a bad document.
 // A file reached through two paths is read once, its problems said once;
 // its objects are listed at each place.
-func ReadManifests(paths []string, wanted func(schema.GroupVersionKind) bool) ([]Object, []*ManifestError) {
-	set := NewManifestSet(paths, wanted)
+func Read(paths []string, wanted func(schema.GroupVersionKind) bool) ([]Object, []*Error) {
+	set := NewSet(paths, wanted)
 	_, problems := set.Read()
 	return set.Objects(), problems
 }
@@ -169,12 +178,12 @@ func readBounded(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, notRegular(info.Mode())
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxManifestSize {
-		return nil, fmt.Errorf("larger than %d MiB", MaxManifestSize>>20)
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)
 	}
 	return data, nil
 }
@@ -195,23 +204,23 @@ func notRegular(mode fs.FileMode) error {
 	return fmt.Errorf("%s, not a regular file: not read (manifests are read from regular files, or symlinks to them)", what)
 }
 
-// DecodeManifest decodes the documents of one manifest file. A List (as
+// Decode decodes the documents of one manifest file. A List (as
 // kubectl get -o yaml prints) is expanded into its items.
-func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKind) bool) ([]Object, []*ManifestError) {
+func Decode(file string, data []byte, wanted func(schema.GroupVersionKind) bool) ([]Object, []*Error) {
 	var objs []Object
-	var problems []*ManifestError
+	var problems []*Error
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, []*ManifestError{{File: file, Err: errors.New("the file is empty")}}
+		return nil, []*Error{{File: file, Err: errors.New("the file is empty")}}
 	}
 	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-		return nil, []*ManifestError{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
+		return nil, []*Error{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
 	}
 	decoder := scheme.Codecs.UniversalDeserializer()
 	content := false
 	for doc, raw := range splitDocuments(data) {
 		if len(raw) > maxDocumentSize {
 			content = true
-			problems = append(problems, &ManifestError{File: file, Document: doc, Err: fmt.Errorf("document larger than %d MiB", maxDocumentSize>>20)})
+			problems = append(problems, &Error{File: file, Document: doc, Err: fmt.Errorf("document larger than %d MiB", maxDocumentSize>>20)})
 			continue
 		}
 		if isBlankDocument(raw) {
@@ -228,7 +237,7 @@ func DecodeManifest(file string, data []byte, wanted func(schema.GroupVersionKin
 		}
 	}
 	if !content {
-		return nil, []*ManifestError{{File: file, Err: errors.New("the file holds no object (only comments and separators)")}}
+		return nil, []*Error{{File: file, Err: errors.New("the file holds no object (only comments and separators)")}}
 	}
 	return objs, problems
 }
@@ -287,56 +296,56 @@ func isBlankDocument(raw []byte) bool {
 	return true
 }
 
-func decodeDocument(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+func decodeDocument(decoder runtime.Decoder, raw []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*Error) {
 	if err := checkExpansion(raw, maxDocumentSize); err != nil {
-		return nil, []*ManifestError{{Err: err}}
+		return nil, []*Error{{Err: err}}
 	}
 	data, err := sigsyaml.YAMLToJSON(raw)
 	if err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("not valid YAML: %w", err)}}
+		return nil, []*Error{{Err: fmt.Errorf("not valid YAML: %w", err)}}
 	}
 	return decodeJSON(decoder, data, wanted)
 }
 
 // decodeJSON decodes one object (or List) given as JSON.
-func decodeJSON(decoder runtime.Decoder, data []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+func decodeJSON(decoder runtime.Decoder, data []byte, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*Error) {
 	// Read the type first, so that an unknown kind is a warning and not a
 	// decoding error. Keys are matched exactly, as the API server does.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, []*ManifestError{{Err: errors.New("not a Kubernetes object: a mapping with apiVersion and kind is required")}}
+		return nil, []*Error{{Err: errors.New("not a Kubernetes object: a mapping with apiVersion and kind is required")}}
 	}
 	var apiVersion, kind string
 	if json.Unmarshal(fields["apiVersion"], &apiVersion) != nil || json.Unmarshal(fields["kind"], &kind) != nil ||
 		apiVersion == "" || kind == "" {
-		return nil, []*ManifestError{{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}}
+		return nil, []*Error{{Err: errors.New("not a Kubernetes object: apiVersion and kind are required")}}
 	}
 	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
 	if strings.HasSuffix(kind, "List") && gvk.Group == "" && gvk.Version == "v1" {
 		return decodeList(decoder, fields["items"], wanted)
 	}
 	if wanted != nil && !wanted(gvk) {
-		return nil, []*ManifestError{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", excerpt.Text(apiVersion), excerpt.Text(kind))}}
+		return nil, []*Error{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", excerpt.Text(apiVersion), excerpt.Text(kind))}}
 	}
 	obj, _, err := decoder.Decode(data, nil, nil)
 	if err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("%s %s: %w", excerpt.Text(apiVersion), excerpt.Text(kind), err)}}
+		return nil, []*Error{{Err: fmt.Errorf("%s %s: %w", excerpt.Text(apiVersion), excerpt.Text(kind), err)}}
 	}
 	if err := checkMeta(obj); err != nil {
-		return nil, []*ManifestError{{Err: fmt.Errorf("%s: %w", kind, err)}}
+		return nil, []*Error{{Err: fmt.Errorf("%s: %w", kind, err)}}
 	}
 	return []runtime.Object{obj}, nil
 }
 
-func decodeList(decoder runtime.Decoder, items json.RawMessage, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*ManifestError) {
+func decodeList(decoder runtime.Decoder, items json.RawMessage, wanted func(schema.GroupVersionKind) bool) ([]runtime.Object, []*Error) {
 	var list []json.RawMessage
 	if len(items) > 0 {
 		if err := json.Unmarshal(items, &list); err != nil {
-			return nil, []*ManifestError{{Err: fmt.Errorf("reading the List: items: %w", err)}}
+			return nil, []*Error{{Err: fmt.Errorf("reading the List: items: %w", err)}}
 		}
 	}
 	var objs []runtime.Object
-	var problems []*ManifestError
+	var problems []*Error
 	for i, item := range list {
 		o, pr := decodeJSON(decoder, item, wanted)
 		objs = append(objs, o...)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package k8s
+package manifests
 
 import (
 	"net"
@@ -42,11 +42,11 @@ func TestReadManifestsRefusesFilesThatAreNotRegular(t *testing.T) {
 
 	type result struct {
 		objs     []Object
-		problems []*ManifestError
+		problems []*Error
 	}
 	done := make(chan result, 1)
 	go func() {
-		objs, problems := ReadManifests([]string{dir, pipe}, IsUsedKind)
+		objs, problems := Read([]string{dir, pipe}, IsUsedKind)
 		done <- result{objs, problems}
 	}()
 	var res result
@@ -83,7 +83,7 @@ func TestManifestSetFileBecomesANamedPipe(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a.yaml")
 	writeFile(t, file, svcDoc("a"))
-	set := NewManifestSet([]string{dir}, IsUsedKind)
+	set := NewSet([]string{dir}, IsUsedKind)
 	var named []string
 	set.OnRead(func(name string) { named = append(named, name) })
 	changed, problems := set.Read()
@@ -93,7 +93,7 @@ func TestManifestSetFileBecomesANamedPipe(t *testing.T) {
 
 	require.NoError(t, os.Remove(file))
 	require.NoError(t, syscall.Mkfifo(file, 0o644))
-	done := make(chan []*ManifestError, 1)
+	done := make(chan []*Error, 1)
 	go func() {
 		_, problems := set.Read()
 		done <- problems

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func objRefs(t *testing.T, objs []Object) []string {
 }
 
 // problemLines renders problems as "warning: ..." or "error: ...".
-func problemLines(problems []*ManifestError) []string {
+func problemLines(problems []*Error) []string {
 	var out []string
 	for _, p := range problems {
 		sev := "error"
@@ -85,7 +85,7 @@ func TestDecodeManifest(t *testing.T) {
 	}, "---\n")
 
 	t.Run("wanted kinds", func(t *testing.T) {
-		objs, problems := DecodeManifest("m.yaml", []byte(file), IsUsedKind)
+		objs, problems := Decode("m.yaml", []byte(file), IsUsedKind)
 		assert.Equal(t, []string{
 			"Service apps/web @1",
 			"Ingress /web @3",
@@ -120,7 +120,7 @@ func TestDecodeManifest(t *testing.T) {
 	})
 
 	t.Run("all kinds", func(t *testing.T) {
-		objs, problems := DecodeManifest("m.yaml", []byte(file), nil)
+		objs, problems := Decode("m.yaml", []byte(file), nil)
 		assert.Equal(t, []string{
 			"Service apps/web @1",
 			"Ingress /web @3",
@@ -164,7 +164,7 @@ func TestDecodeManifestDocumentNumbers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
-			objs, problems := DecodeManifest("f.yaml", []byte(tc.data), nil)
+			objs, problems := Decode("f.yaml", []byte(tc.data), nil)
 			assert.Len(t, objs, tc.wantObj)
 			require.Len(t, problems, 1, "%q", problemLines(problems))
 			assert.Equal(t, tc.wantDoc, problems[0].Document)
@@ -207,7 +207,7 @@ items:
   metadata:
     name: e
 `
-	objs, problems := DecodeManifest("l.yaml", []byte(svcDoc("first")+"---\n"+list+"---\n"+serviceList), IsUsedKind)
+	objs, problems := Decode("l.yaml", []byte(svcDoc("first")+"---\n"+list+"---\n"+serviceList), IsUsedKind)
 	assert.Equal(t, []string{"Service /first @1", "Service apps/a @2", "Secret /s @2", "Service /e @3"}, objRefs(t, objs))
 	assert.Equal(t, []string{
 		"warning: l.yaml: document 2: items[1]: apps/v1 Deployment is not used, skipped",
@@ -216,12 +216,12 @@ items:
 	}, problemLines(problems))
 
 	t.Run("empty list", func(t *testing.T) {
-		objs, problems := DecodeManifest("l.yaml", []byte("apiVersion: v1\nkind: List\nitems: []\n"), IsUsedKind)
+		objs, problems := Decode("l.yaml", []byte("apiVersion: v1\nkind: List\nitems: []\n"), IsUsedKind)
 		assert.Empty(t, objs)
 		assert.Empty(t, problems)
 	})
 	t.Run("items is not a list", func(t *testing.T) {
-		objs, problems := DecodeManifest("l.yaml", []byte("apiVersion: v1\nkind: List\nitems: 3\n"), IsUsedKind)
+		objs, problems := Decode("l.yaml", []byte("apiVersion: v1\nkind: List\nitems: 3\n"), IsUsedKind)
 		assert.Empty(t, objs)
 		require.Len(t, problems, 1)
 		assert.Equal(t, 1, problems[0].Document)
@@ -244,7 +244,7 @@ func TestDecodeManifestWholeFileErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
-			objs, problems := DecodeManifest("f.yaml", tc.data, IsUsedKind)
+			objs, problems := Decode("f.yaml", tc.data, IsUsedKind)
 			assert.Empty(t, objs)
 			require.Len(t, problems, 1)
 			assert.Equal(t, tc.want, problems[0].Error())
@@ -255,7 +255,7 @@ func TestDecodeManifestWholeFileErrors(t *testing.T) {
 }
 
 func TestDecodeManifestByteOrderMark(t *testing.T) {
-	objs, problems := DecodeManifest("f.yaml", []byte("\ufeff"+svcDoc("a")), IsUsedKind)
+	objs, problems := Decode("f.yaml", []byte("\ufeff"+svcDoc("a")), IsUsedKind)
 	assert.Empty(t, problemLines(problems))
 	assert.Equal(t, []string{"Service /a @1"}, objRefs(t, objs))
 }
@@ -263,7 +263,7 @@ func TestDecodeManifestByteOrderMark(t *testing.T) {
 func TestDecodeManifestSeparatorWithContent(t *testing.T) {
 	// Content after "--- " belongs to the document it opens, as YAML says;
 	// both documents are read and numbered as YAML counts them.
-	objs, problems := DecodeManifest("f.yaml", []byte("# header\n---\n"+svcDoc("a")+"--- !!map\n"+svcDoc("b")+"--- # trailing comment\n"), IsUsedKind)
+	objs, problems := Decode("f.yaml", []byte("# header\n---\n"+svcDoc("a")+"--- !!map\n"+svcDoc("b")+"--- # trailing comment\n"), IsUsedKind)
 	assert.Empty(t, problems)
 	assert.Equal(t, []string{"Service /a @1", "Service /b @2"}, objRefs(t, objs))
 }
@@ -271,7 +271,7 @@ func TestDecodeManifestSeparatorWithContent(t *testing.T) {
 func TestDecodeManifestHugeDocument(t *testing.T) {
 	t.Parallel()
 	huge := "# " + strings.Repeat("x", maxDocumentSize) + "\n" + svcDoc("big")
-	objs, problems := DecodeManifest("f.yaml", []byte(svcDoc("a")+"---\n"+huge+"---\n"+svcDoc("c")), IsUsedKind)
+	objs, problems := Decode("f.yaml", []byte(svcDoc("a")+"---\n"+huge+"---\n"+svcDoc("c")), IsUsedKind)
 	assert.Equal(t, []string{"Service /a @1", "Service /c @3"}, objRefs(t, objs))
 	assert.Equal(t, []string{"error: f.yaml: document 2: document larger than 16 MiB"}, problemLines(problems))
 }
@@ -295,7 +295,7 @@ func TestReadManifestsDirectory(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "kustomization.yaml.bak"), "garbage: [")
 	writeFile(t, filepath.Join(dir, "c-bad.yaml"), badYAMLDoc)
 
-	objs, problems := ReadManifests([]string{dir}, IsUsedKind)
+	objs, problems := Read([]string{dir}, IsUsedKind)
 	var got []string
 	for _, o := range objs {
 		rel, err := filepath.Rel(dir, o.File)
@@ -331,12 +331,12 @@ func TestReadManifestsPaths(t *testing.T) {
 	writeFile(t, emptyFile, "")
 
 	t.Run("a file named explicitly is read whatever its extension", func(t *testing.T) {
-		objs, problems := ReadManifests([]string{txt}, IsUsedKind)
+		objs, problems := Read([]string{txt}, IsUsedKind)
 		assert.Empty(t, problems)
 		assert.Equal(t, []string{"Service /txt @1"}, objRefs(t, objs))
 	})
 	t.Run("nonexistent path", func(t *testing.T) {
-		objs, problems := ReadManifests([]string{missing}, IsUsedKind)
+		objs, problems := Read([]string{missing}, IsUsedKind)
 		assert.Empty(t, objs)
 		require.Len(t, problems, 1)
 		assert.Equal(t, missing, problems[0].File)
@@ -345,27 +345,27 @@ func TestReadManifestsPaths(t *testing.T) {
 		assert.True(t, strings.HasPrefix(problems[0].Error(), missing+": "), problems[0].Error())
 	})
 	t.Run("empty directory", func(t *testing.T) {
-		objs, problems := ReadManifests([]string{emptyDir}, IsUsedKind)
+		objs, problems := Read([]string{emptyDir}, IsUsedKind)
 		assert.Empty(t, objs)
 		assert.Equal(t, []string{"error: " + emptyDir + ": no .yaml, .yml, .json files in the directory"}, problemLines(problems))
 	})
 	t.Run("directory without manifests", func(t *testing.T) {
-		_, problems := ReadManifests([]string{noManifests}, IsUsedKind)
+		_, problems := Read([]string{noManifests}, IsUsedKind)
 		assert.Equal(t, []string{"error: " + noManifests + ": no .yaml, .yml, .json files in the directory"}, problemLines(problems))
 	})
 	t.Run("empty file", func(t *testing.T) {
-		_, problems := ReadManifests([]string{emptyFile}, IsUsedKind)
+		_, problems := Read([]string{emptyFile}, IsUsedKind)
 		assert.Equal(t, []string{"error: " + emptyFile + ": the file is empty"}, problemLines(problems))
 	})
 	t.Run("a bad path does not stop the others, order is kept", func(t *testing.T) {
-		objs, problems := ReadManifests([]string{txt, missing, emptyDir, one}, IsUsedKind)
+		objs, problems := Read([]string{txt, missing, emptyDir, one}, IsUsedKind)
 		assert.Equal(t, []string{"Service /txt @1", "Service /one @1"}, objRefs(t, objs))
 		require.Len(t, problems, 2)
 		assert.Equal(t, missing, problems[0].File)
 		assert.Equal(t, emptyDir, problems[1].File)
 	})
 	t.Run("no paths", func(t *testing.T) {
-		objs, problems := ReadManifests(nil, IsUsedKind)
+		objs, problems := Read(nil, IsUsedKind)
 		assert.Empty(t, objs)
 		assert.Empty(t, problems)
 	})
@@ -383,22 +383,22 @@ func TestReadManifestsSizeLimit(t *testing.T) {
 		require.NoError(t, f.Close())
 		return path
 	}
-	over := sparse("over.yaml", MaxManifestSize+1)
-	atLimit := sparse("limit.yaml", MaxManifestSize)
+	over := sparse("over.yaml", MaxSize+1)
+	atLimit := sparse("limit.yaml", MaxSize)
 
-	objs, problems := ReadManifests([]string{over}, IsUsedKind)
+	objs, problems := Read([]string{over}, IsUsedKind)
 	assert.Empty(t, objs)
 	assert.Equal(t, []string{"error: " + over + ": larger than 64 MiB"}, problemLines(problems))
 
 	// At the limit the file is read; it then fails as the zeros it holds.
-	_, problems = ReadManifests([]string{atLimit}, IsUsedKind)
+	_, problems = Read([]string{atLimit}, IsUsedKind)
 	assert.Equal(t, []string{"error: " + atLimit + ": not a text file (invalid UTF-8 or NUL bytes)"}, problemLines(problems))
 }
 
 // Objects decoded from manifests carry their type, which NewFakeCluster and
 // the informers rely on.
 func TestDecodeManifestKeepsTypeMeta(t *testing.T) {
-	objs, problems := DecodeManifest("f.yaml", []byte(svcDoc("a")+"---\napiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: c\n"), IsUsedKind)
+	objs, problems := Decode("f.yaml", []byte(svcDoc("a")+"---\napiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: c\n"), IsUsedKind)
 	require.Empty(t, problems)
 	require.Len(t, objs, 2)
 	for _, o := range objs {

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"crypto/sha256"
@@ -9,13 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ManifestSet is the manifests under some paths as last read, file by file.
+// Set is the manifests under some paths as last read, file by file.
 // Read reads them again and decodes only the files whose content changed.
 // While a file has errors, the objects of its last version that had none
 // stay: a file saved half-way or mistyped does not take its objects out of
 // the cluster. A file that never read without error gives the objects of
 // its documents that parse, as a one-shot read does.
-type ManifestSet struct {
+type Set struct {
 	paths    []string
 	wanted   func(schema.GroupVersionKind) bool
 	order    []string // the files in reading order
@@ -23,6 +23,7 @@ type ManifestSet struct {
 	pathErrs map[string]string // the listing error of each path, as last reported
 	dirs     []string
 	onRead   func(name string) // told each path and file before it is read; may be nil
+	fixed    []string          // the paths and files the last Read found fixed
 }
 
 // manifestFile is one file as last read.
@@ -32,13 +33,15 @@ type manifestFile struct {
 	readErr string // the read error last reported
 	objects []Object
 	clean   bool // objects come from a version without errors
+	broken  bool // the version read (sum) has errors
+	failing bool // the last read of the file reported an error
 }
 
-// NewManifestSet returns the set of manifests under paths (files, or
+// NewSet returns the set of manifests under paths (files, or
 // directories of .yaml, .yml and .json files, recursively), of the kinds
 // wanted (nil wants all), not read yet.
-func NewManifestSet(paths []string, wanted func(schema.GroupVersionKind) bool) *ManifestSet {
-	return &ManifestSet{
+func NewSet(paths []string, wanted func(schema.GroupVersionKind) bool) *Set {
+	return &Set{
 		paths:    slices.Clone(paths),
 		wanted:   wanted,
 		files:    map[string]*manifestFile{},
@@ -51,7 +54,8 @@ func NewManifestSet(paths []string, wanted func(schema.GroupVersionKind) bool) *
 // what changed: a file's when its content changes or it can no longer be
 // read, a path's (missing, no manifests) when it first appears. A file that
 // went takes its objects with it.
-func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
+func (s *Set) Read() (changed bool, problems []*Error) {
+	s.fixed = nil
 	var order, dirs []string
 	listed := map[string]bool{}
 	for _, p := range s.paths {
@@ -61,11 +65,14 @@ func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
 		if err != nil {
 			if msg := err.Error(); s.pathErrs[p] != msg {
 				s.pathErrs[p] = msg
-				problems = append(problems, &ManifestError{File: p, Err: err})
+				problems = append(problems, &Error{File: p, Err: err})
 			}
 			continue
 		}
-		delete(s.pathErrs, p)
+		if _, failed := s.pathErrs[p]; failed {
+			s.fixed = append(s.fixed, p)
+			delete(s.pathErrs, p)
+		}
 		for _, f := range files {
 			order = append(order, f)
 			if listed[f] {
@@ -91,15 +98,15 @@ func (s *ManifestSet) Read() (changed bool, problems []*ManifestError) {
 // OnRead sets a function told the name of each path before it is listed
 // and of each file before it is read, so that a caller watching the time
 // a Read takes can name what it waits on. Set it before reading.
-func (s *ManifestSet) OnRead(fn func(name string)) { s.onRead = fn }
+func (s *Set) OnRead(fn func(name string)) { s.onRead = fn }
 
-func (s *ManifestSet) reading(name string) {
+func (s *Set) reading(name string) {
 	if s.onRead != nil {
 		s.onRead(name)
 	}
 }
 
-func (s *ManifestSet) readFile(f string) (bool, []*ManifestError) {
+func (s *Set) readFile(f string) (bool, []*Error) {
 	mf := s.files[f]
 	if mf == nil {
 		mf = &manifestFile{}
@@ -107,20 +114,24 @@ func (s *ManifestSet) readFile(f string) (bool, []*ManifestError) {
 	}
 	data, err := readBounded(f)
 	if err != nil {
+		mf.failing = true
 		if msg := err.Error(); msg != mf.readErr {
 			mf.readErr = msg
-			return false, withKeptNote(f, mf, []*ManifestError{{File: f, Err: err}})
+			return false, withKeptNote(f, mf, []*Error{{File: f, Err: err}})
 		}
 		return false, nil
 	}
 	mf.readErr = ""
 	sum := sha256.Sum256(data)
 	if mf.read && sum == mf.sum {
+		s.settle(f, mf)
 		return false, nil // touched, or written with the same content
 	}
 	mf.sum, mf.read = sum, true
-	objs, problems := DecodeManifest(f, data, s.wanted)
-	failed := slices.ContainsFunc(problems, func(p *ManifestError) bool { return !p.Warning })
+	objs, problems := Decode(f, data, s.wanted)
+	failed := slices.ContainsFunc(problems, func(p *Error) bool { return !p.Warning })
+	mf.broken = failed
+	s.settle(f, mf)
 	if failed && mf.clean {
 		return false, withKeptNote(f, mf, problems)
 	}
@@ -128,19 +139,33 @@ func (s *ManifestSet) readFile(f string) (bool, []*ManifestError) {
 	return true, problems
 }
 
+// settle records that file f was read, as its version mf.sum: a file whose
+// previous read reported an error and whose version now has none is fixed.
+func (s *Set) settle(f string, mf *manifestFile) {
+	if mf.failing && !mf.broken {
+		s.fixed = append(s.fixed, f)
+	}
+	mf.failing = mf.broken
+}
+
+// Fixed are the paths and files whose errors the last Read found gone: a
+// path that exists again, a file that reads and decodes without error
+// after a read that reported one. A file that went is not among them.
+func (s *Set) Fixed() []string { return s.fixed }
+
 // withKeptNote adds to the problems of a file that has objects from an
 // earlier version a warning that they stay.
-func withKeptNote(f string, mf *manifestFile, problems []*ManifestError) []*ManifestError {
+func withKeptNote(f string, mf *manifestFile, problems []*Error) []*Error {
 	if len(mf.objects) == 0 {
 		return problems
 	}
-	return append(problems, &ManifestError{File: f, Warning: true,
+	return append(problems, &Error{File: f, Warning: true,
 		Err: errors.New("the objects of its last version that could be used stay until it is fixed")})
 }
 
 // Objects are the objects of the files, in reading order: the paths in the
 // order given, a directory's files in lexical order.
-func (s *ManifestSet) Objects() []Object {
+func (s *Set) Objects() []Object {
 	var objs []Object
 	for _, f := range s.order {
 		if mf := s.files[f]; mf != nil {
@@ -153,7 +178,7 @@ func (s *ManifestSet) Objects() []Object {
 // Dirs are the directories whose entries can change what Read finds: the
 // directories walked at the last Read, and the parent of each path, where
 // the path itself may appear, go or be renamed over.
-func (s *ManifestSet) Dirs() []string {
+func (s *Set) Dirs() []string {
 	dirs := slices.Clone(s.dirs)
 	for _, p := range s.paths {
 		dirs = append(dirs, filepath.Dir(filepath.Clean(p)))

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 
 // readSet reads the set again and returns whether it changed, its problems
 // and its objects.
-func readSet(t *testing.T, s *ManifestSet) (bool, []string, []string) {
+func readSet(t *testing.T, s *Set) (bool, []string, []string) {
 	t.Helper()
 	changed, problems := s.Read()
 	return changed, problemLines(problems), objRefs(t, s.Objects())
@@ -24,7 +24,7 @@ func TestManifestSetFollowsEdits(t *testing.T) {
 	b := filepath.Join(dir, "sub", "b.yaml")
 	writeFile(t, a, svcDoc("a1")+"---\n"+svcDoc("a2"))
 	writeFile(t, b, svcDoc("b"))
-	s := NewManifestSet([]string{dir}, IsUsedKind)
+	s := NewSet([]string{dir}, IsUsedKind)
 
 	changed, problems, objs := readSet(t, s)
 	assert.True(t, changed)
@@ -60,17 +60,22 @@ func TestManifestSetFollowsEdits(t *testing.T) {
 		assert.Contains(t, problems[0], "error: "+a+": document 2: not valid YAML")
 		assert.Equal(t, "warning: "+a+": the objects of its last version that could be used stay until it is fixed", problems[1])
 		assert.Equal(t, []string{"Service /a1 @1", "Service /b @1"}, objs)
+		assert.Empty(t, s.Fixed())
 
 		changed, problems, _ = readSet(t, s)
 		assert.False(t, changed)
 		assert.Empty(t, problems, "said once, not at every read")
+		assert.Empty(t, s.Fixed(), "still broken")
 	})
-	t.Run("fixed", func(t *testing.T) {
+	t.Run("fixed: said once", func(t *testing.T) {
 		writeFile(t, a, svcDoc("a1")+"---\n"+svcDoc("a3"))
 		changed, problems, objs := readSet(t, s)
 		assert.True(t, changed)
 		assert.Empty(t, problems)
 		assert.Equal(t, []string{"Service /a1 @1", "Service /a3 @2", "Service /b @1"}, objs)
+		assert.Equal(t, []string{a}, s.Fixed())
+		readSet(t, s)
+		assert.Empty(t, s.Fixed())
 	})
 	t.Run("emptied: an error, the objects stay", func(t *testing.T) {
 		writeFile(t, b, "")
@@ -103,7 +108,7 @@ func TestManifestSetPaths(t *testing.T) {
 	writeFile(t, file, svcDoc("one"))
 	broken := filepath.Join(dir, "broken.yaml")
 	writeFile(t, broken, svcDoc("ok")+"---\n"+badYAMLDoc)
-	s := NewManifestSet([]string{file, broken}, IsUsedKind)
+	s := NewSet([]string{file, broken}, IsUsedKind)
 
 	changed, problems, objs := readSet(t, s)
 	assert.True(t, changed)
@@ -130,6 +135,7 @@ func TestManifestSetPaths(t *testing.T) {
 		assert.True(t, changed)
 		assert.Empty(t, problems)
 		assert.Equal(t, []string{"Service /again @1", "Service /ok @1"}, objs)
+		assert.Equal(t, []string{file}, s.Fixed(), "the path exists again")
 	})
 	t.Run("a file that never read whole keeps giving what parses", func(t *testing.T) {
 		writeFile(t, broken, svcDoc("ok2")+"---\n"+badYAMLDoc)

@@ -1,4 +1,4 @@
-package k8s
+package manifests
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 )
 
 // The fake clientset's tracker was made for tests that change a few
-// objects; a ManifestCluster may change thousands at once while informers
+// objects; a Cluster may change thousands at once while informers
 // watch it. Two of its limits must be kept:
 //
 //   - each watcher holds a fixed number of events (watch.DefaultChanSize)

@@ -8,11 +8,10 @@ import (
 	"strings"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // AnnotationPrefix starts every annotation this dialect reads.
-const AnnotationPrefix = k8s.NGINXAnnotationPrefix
+const AnnotationPrefix = "nginx.ingress.kubernetes.io/"
 
 // annotation is one nginx.ingress.kubernetes.io annotation this dialect
 // knows: how its value is read into a Config, and whether it controls

@@ -5,6 +5,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // The annotations that name a Secret.
@@ -28,6 +31,17 @@ func SecretKeys(ing *netv1.Ingress) []string {
 		keys = append(keys, v)
 	}
 	return keys
+}
+
+// Reads is what this dialect reads of objects beyond their specs: the
+// Ingress annotations under AnnotationPrefix, the Service annotations of
+// the load balancer builder it shares with the Traefik-style front end,
+// and the Secret data of SecretData. The informer transform keeps this and
+// the change filter compares this.
+var Reads = k8s.Keep{
+	IngressAnnotation: func(key string) bool { return strings.HasPrefix(key, AnnotationPrefix) },
+	ServiceAnnotation: translate.ReadsServiceAnnotation,
+	SecretData:        SecretData,
 }
 
 // SecretData says whether a data key of a referenced Secret is read: the

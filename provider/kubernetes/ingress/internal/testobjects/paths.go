@@ -6,13 +6,15 @@ import (
 
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
 // Annotation is the name of the provider's annotation key, such as
 // router.middlewares, with its prefix.
-func Annotation(key string) string { return k8s.TraefikAnnotationPrefix + key }
+func Annotation(key string) string { return traefikAnnotationPrefix + key }
+
+// traefikAnnotationPrefix is spelt out here, not taken from the front end:
+// the test objects say what a user writes.
+const traefikAnnotationPrefix = "traefik.ingress.kubernetes.io/"
 
 // ManyPaths is an Ingress of n Prefix paths on host to Service svc's port
 // 80, with annotations.

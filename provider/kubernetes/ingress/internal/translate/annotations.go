@@ -15,11 +15,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
-	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
-
-// AnnotationPrefix starts every annotation the provider reads.
-const AnnotationPrefix = k8s.TraefikAnnotationPrefix
 
 // routerConfig is what the router.* annotations of an Ingress decode into.
 type routerConfig struct {

@@ -22,8 +22,11 @@
 //	                         ObjectError and its Severity
 //	snapshot.go, classes.go, the Snapshot read; which Ingresses are ours;
 //	location.go              where this proxy runs
-//	annotations.go           the router.* and service.* annotations, decoded
-//	                         once per set (annotationMemo)
+//	reads.go                 what this front end reads of objects beyond
+//	                         their specs (the informers keep it, the change
+//	                         filter compares it)
+//	annotations.go,          the router.* and service.* annotations, decoded
+//	routerobservability.go   once per set (annotationMemo); router.observability.*
 //	references.go            what those annotations may name: never an
 //	                         ingress-nginx object (nginx_...), and another
 //	                         provider's only from crossProviderNamespaces
@@ -34,8 +37,11 @@
 //	                         keys, routers (PlanIngress)
 //	part.go                  a plan completed into the Ingress's part: its
 //	                         load balancers and certificates (IngressEnv)
-//	certs.go, memos.go,      the certificates of Secrets, checked once; the
-//	generations.go           memos a renderer keeps across renders
+//	certs.go, secretdata.go, the certificates of Secrets, checked once, and
+//	memos.go, generations.go the Secret whose data is still being fetched;
+//	                         the memos a renderer keeps across renders
+//	dialectapi.go            what the ingress-nginx front end builds with:
+//	                         this package's names, rules and checks
 //	loadbalancer.go,         a Service port's load balancer (LBEnv), its
 //	servers.go, selection.go servers and how its endpoints are chosen
 //	lbmemo.go                the load balancers the client's index builds

@@ -1,0 +1,77 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+// namedSync is one informer as the sync wait sees it: its resource and
+// namespace to name it by, and the last list or watch error, to say why it
+// has not synced.
+type namedSync struct {
+	resource  string
+	namespace string
+	informer  cache.SharedIndexInformer
+	handler   cache.ResourceEventHandlerRegistration // nil without a handler
+
+	mu      sync.Mutex
+	lastErr error // the last list or watch error, to say why a sync does not finish
+	denial  denialState
+}
+
+// synced says whether the informer has listed its resource and its handler
+// has been told of every object listed, so that a render after the sync
+// does not hear of the initial objects again as changes.
+func (s *namedSync) synced() bool {
+	return s.informer.HasSynced() && (s.handler == nil || s.handler.HasSynced())
+}
+
+// where says where the informer lists, for messages.
+func (s *namedSync) where() string {
+	switch {
+	case s.namespace != "":
+		return fmt.Sprintf("in namespace %q", s.namespace)
+	case s.resource == "ingressclasses.networking.k8s.io" || s.resource == "nodes":
+		return "(cluster-wide)"
+	default:
+		return "in all namespaces"
+	}
+}
+
+// WaitForSync waits until every informer has listed its resource, or until
+// timeout. The error names each resource that did not sync and the last
+// error its list or watch got, such as
+// `cannot list endpointslices.discovery.k8s.io in namespace "x": forbidden: ...`.
+// The informers keep retrying after it returns.
+func (c *Client) WaitForSync(ctx context.Context, timeout time.Duration) error {
+	c.mu.Lock()
+	synced := slices.Clone(c.synced)
+	c.mu.Unlock()
+	return waitSynced(ctx, synced, timeout)
+}
+
+func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var errs []error
+	for _, s := range synced {
+		if cache.WaitForCacheSync(ctx.Done(), s.synced) {
+			continue
+		}
+		s.mu.Lock()
+		last := s.lastErr
+		s.mu.Unlock()
+		reason := fmt.Sprintf("not synced after %s", timeout)
+		if last != nil {
+			reason = describeAPIError(last)
+		}
+		errs = append(errs, fmt.Errorf("cannot list %s %s: %s", s.resource, s.where(), reason))
+	}
+	return errors.Join(errs...)
+}
