@@ -22,6 +22,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
@@ -280,7 +281,7 @@ func BenchmarkRenderOneIngressManyPaths(b *testing.B) {
 			path.Backend.Service = &netv1.IngressServiceBackend{Name: clustergen.Name(i), Port: template.Backend.Service.Port}
 			site.Spec.Rules[0].HTTP.Paths = append(site.Spec.Rules[0].HTTP.Paths, path)
 		}
-		snap := newMemSnapshot(append(objs, site)...)
+		snap := testobjects.NewSnapshot(append(objs, site)...)
 		opts := benchOptions()
 		if res := Translate(snap, opts); len(res.Configuration.HTTP.Routers) != services {
 			b.Fatalf("%d routers for %d paths", len(res.Configuration.HTTP.Routers), services)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // A full render of a Renderer that rendered before parses no certificate
@@ -22,7 +22,7 @@ func TestFullRenderParsesNoCertificateAgain(t *testing.T) {
 			testobjects.NewIngress("ns", name, testobjects.WithPath(name+".example.com", "/", "web", 80, ""), testobjects.WithTLS(name+"-tls")),
 			testobjects.TLSSecret("ns", name+"-tls", slices.Clone(crt), slices.Clone(key)))
 	}
-	snap := newMemSnapshot(objs...)
+	snap := testobjects.NewSnapshot(objs...)
 	r := NewRenderer(benchOptions())
 	first, _ := r.Render(snap, nil)
 	require.Empty(t, first.Errors)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // TestCrossProviderNamespacesOption: an empty entry is refused by name
@@ -56,7 +56,7 @@ func TestCrossProviderErrorsThroughTranslate(t *testing.T) {
 	opts := &Provider{}
 	opts.SetDefaults()
 	opts.CrossProviderNamespaces = []string{"platform"}
-	res := translateOnce(t, newMemSnapshot(objs...), opts)
+	res := translateOnce(t, testobjects.NewSnapshot(objs...), opts)
 
 	assert.Equal(t, []string{"tenant-plain-c-example"}, slices.Sorted(maps.Keys(res.Configuration.HTTP.Routers)))
 	require.Len(t, res.Errors, 2, errorStrings(res.Errors))

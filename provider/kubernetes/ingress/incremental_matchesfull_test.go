@@ -17,7 +17,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/clustergen"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // TestIncrementalMatchesFull drives random changes through real informers

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // TestLongValuesInErrors: an error about a value of 250,000 bytes (an
@@ -72,7 +72,7 @@ func TestLongValuesInErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := append(testobjects.Backend("apps", "whoami", "10.0.0.1"), tc.objs...)
-			res := translateOnce(t, newMemSnapshot(objs...), opts)
+			res := translateOnce(t, testobjects.NewSnapshot(objs...), opts)
 			var found bool
 			for _, e := range res.Errors {
 				text := e.Error()

@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 // TestNGINXFixtures renders the cases of fixtures/nginx/ with the

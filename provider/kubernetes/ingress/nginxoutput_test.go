@@ -10,7 +10,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // What an Ingress's annotations multiply counts against maxIngressOutput:

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
-	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // FuzzNGINXNamespaceIsolation: for an Ingress of namespace alpha and a

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 	"github.com/sliceway/sliceway/rule"
 )
 
@@ -66,7 +66,7 @@ func renderNGINXObjects(t *testing.T, configure func(*NGINXProvider), objs ...an
 		configure(np)
 	}
 	require.NoError(t, np.Init())
-	return Translate(newMemSnapshot(objs...), &np.Provider)
+	return Translate(to.NewSnapshot(objs...), &np.Provider)
 }
 
 // namespaceRouters are the routers of ns's paths, with what each names

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // routersJSON is the compact JSON of the routers of the configuration
@@ -51,7 +51,7 @@ func TestOversizedIngressSkipped(t *testing.T) {
 	normal := testobjects.NewIngress("shop", "web", testobjects.WithPath("web.example", "/", "whoami", 80, ""))
 	objs := append(testobjects.Backend("shop", "whoami", "10.0.0.1"), wide, legit, normal)
 
-	res := translateOnce(t, newMemSnapshot(objs...), nil)
+	res := translateOnce(t, testobjects.NewSnapshot(objs...), nil)
 	require.Len(t, res.Errors, 1, "%v", errorStrings(res.Errors))
 	e := res.Errors[0]
 	assert.Equal(t, "Ingress", e.Kind)
@@ -71,13 +71,13 @@ func TestOversizedIngressSkipped(t *testing.T) {
 	// A limit below the legitimate Ingress refuses it too; 0 is the default.
 	opts := benchOptions()
 	opts.MaxIngressOutput = int64(size) - 1
-	res = translateOnce(t, newMemSnapshot(objs...), opts)
+	res = translateOnce(t, testobjects.NewSnapshot(objs...), opts)
 	require.Len(t, res.Errors, 2)
 	assert.Equal(t, "site", res.Errors[0].Name)
 	assert.Equal(t, "spec.rules", res.Errors[0].Field, "no copy makes most of its size")
 	assert.Len(t, res.Configuration.HTTP.Routers, 1)
 	opts.MaxIngressOutput = 0
-	assert.Len(t, translateOnce(t, newMemSnapshot(objs...), opts).Errors, 1)
+	assert.Len(t, translateOnce(t, testobjects.NewSnapshot(objs...), opts).Errors, 1)
 }
 
 // TestOversizedHostNamed: when a rule's host is what its paths copy the
@@ -87,7 +87,7 @@ func TestOversizedHostNamed(t *testing.T) {
 	ing := testobjects.ManyPaths("apps", "hosts", host, "whoami", 500, nil)
 	opts := benchOptions()
 	opts.MaxIngressOutput = 1 << 20
-	res := translateOnce(t, newMemSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"), ing)...), opts)
+	res := translateOnce(t, testobjects.NewSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"), ing)...), opts)
 	require.Len(t, res.Errors, 1)
 	assert.Equal(t, "spec.rules[0].host", res.Errors[0].Field)
 	assert.Contains(t, res.Errors[0].Err.Error(), "500 routers would each copy the 10008 bytes of this host")

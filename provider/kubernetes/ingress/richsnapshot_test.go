@@ -10,13 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // richSnapshot exercises most of the translator: annotations, TLS, the
 // default backend, sticky cookies, node ports, native LB, fenced servers,
 // router key conflicts and broken objects.
-func richSnapshot(t *testing.T) *memSnapshot {
+func richSnapshot(t *testing.T) *testobjects.Snapshot {
 	t.Helper()
 	crt, key := testobjects.SelfSignedPEM(t)
 	nodePortSvc := testobjects.NewService("apps", "np", testobjects.ServicePort("web", 80))
@@ -32,7 +32,7 @@ func richSnapshot(t *testing.T) *memSnapshot {
 	nativeSvc := testobjects.NewService("apps", "native", testobjects.ServicePort("", 8080))
 	nativeSvc.Annotations = map[string]string{testobjects.Annotation("service.nativelb"): "true"}
 
-	return newMemSnapshot(
+	return testobjects.NewSnapshot(
 		testobjects.NewClass("traefik", ControllerName, true),
 		testobjects.NewClass("nginx", "k8s.io/ingress-nginx", false),
 		testobjects.NewIngress("apps", "main", testobjects.WithCreated(100),

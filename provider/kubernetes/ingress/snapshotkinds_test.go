@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // plainSnapshot hides what the client's snapshot gives beyond Snapshot:
@@ -154,7 +155,7 @@ func TestTranslateLeavesEarlierResults(t *testing.T) {
 	var results []*Result
 	var texts []string
 	for _, n := range []int{40, 5, 60} {
-		snap := newMemSnapshot(func() []any {
+		snap := testobjects.NewSnapshot(func() []any {
 			var objs []any
 			for _, o := range clustergen.Cluster(n, 3) {
 				objs = append(objs, o)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 
-	to "github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // Two Traefik-style Ingresses of one host that name different TLS
@@ -23,7 +23,7 @@ func TestOneTLSOptionPerHost(t *testing.T) {
 		return i
 	}
 	objs := append(to.Backend("default", "web", "10.0.0.1"), ing("old", 100, "default-mtls@kubernetescrd"), ing("young", 200, ""), ing("alike", 300, "default-mtls@kubernetescrd"))
-	res := Translate(newMemSnapshot(objs...), benchOptions())
+	res := Translate(to.NewSnapshot(objs...), benchOptions())
 	var tls []string
 	for name, rt := range res.Configuration.HTTP.Routers {
 		if rt.TLS != nil {

@@ -8,7 +8,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateIngressClassSelection(t *testing.T) {
@@ -79,7 +79,7 @@ func TestTranslateIngressClassSelection(t *testing.T) {
 			}
 			opts := &Provider{IngressClass: tc.option}
 			opts.SetDefaults()
-			res := translateOnce(t, newMemSnapshot(objs...), opts)
+			res := translateOnce(t, testobjects.NewSnapshot(objs...), opts)
 			assert.Empty(t, res.Errors)
 			if tc.served {
 				require.Contains(t, res.Configuration.HTTP.Routers, "default-web-foo-com")

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateDoesNotMutateInput(t *testing.T) {
 	snap := richSnapshot(t)
-	before := snap.deepCopy()
+	before := snap.DeepCopy()
 	opts := &Provider{StrictPrefixMatching: true, NativeLBByDefault: false, AllowEmptyServices: true}
 	opts.SetDefaults()
 	optsBefore := mustJSON(t, opts) // the options a user sets; the provider's own caches may change
@@ -26,12 +26,12 @@ func TestTranslateDoesNotMutateInput(t *testing.T) {
 
 	assert.True(t, reflect.DeepEqual(before, snap), "Translate changed its snapshot")
 	// Field by field, for a readable diff when it fails.
-	assert.Equal(t, before.ingresses, snap.ingresses)
-	assert.Equal(t, before.classes, snap.classes)
-	assert.Equal(t, before.services, snap.services)
-	assert.Equal(t, before.slices, snap.slices)
-	assert.Equal(t, before.secrets, snap.secrets)
-	assert.Equal(t, before.nodes, snap.nodes)
+	assert.Equal(t, before.IngressList, snap.IngressList)
+	assert.Equal(t, before.ClassList, snap.ClassList)
+	assert.Equal(t, before.ServiceByKey, snap.ServiceByKey)
+	assert.Equal(t, before.SlicesByKey, snap.SlicesByKey)
+	assert.Equal(t, before.SecretByKey, snap.SecretByKey)
+	assert.Equal(t, before.NodeList, snap.NodeList)
 	assert.Equal(t, optsBefore, mustJSON(t, opts), "Translate changed its options")
 
 	// Changing the output must not reach back into the snapshot either.
@@ -83,17 +83,17 @@ func TestTranslateIsDeterministic(t *testing.T) {
 
 			rng := mrand.New(mrand.NewPCG(1, 2))
 			for i := range 30 {
-				shuffled := snap.deepCopy()
-				rng.Shuffle(len(shuffled.ingresses), func(a, b int) {
-					shuffled.ingresses[a], shuffled.ingresses[b] = shuffled.ingresses[b], shuffled.ingresses[a]
+				shuffled := snap.DeepCopy()
+				rng.Shuffle(len(shuffled.IngressList), func(a, b int) {
+					shuffled.IngressList[a], shuffled.IngressList[b] = shuffled.IngressList[b], shuffled.IngressList[a]
 				})
-				rng.Shuffle(len(shuffled.classes), func(a, b int) {
-					shuffled.classes[a], shuffled.classes[b] = shuffled.classes[b], shuffled.classes[a]
+				rng.Shuffle(len(shuffled.ClassList), func(a, b int) {
+					shuffled.ClassList[a], shuffled.ClassList[b] = shuffled.ClassList[b], shuffled.ClassList[a]
 				})
-				rng.Shuffle(len(shuffled.nodes), func(a, b int) {
-					shuffled.nodes[a], shuffled.nodes[b] = shuffled.nodes[b], shuffled.nodes[a]
+				rng.Shuffle(len(shuffled.NodeList), func(a, b int) {
+					shuffled.NodeList[a], shuffled.NodeList[b] = shuffled.NodeList[b], shuffled.NodeList[a]
 				})
-				for _, list := range shuffled.slices {
+				for _, list := range shuffled.SlicesByKey {
 					rng.Shuffle(len(list), func(a, b int) { list[a], list[b] = list[b], list[a] })
 				}
 				res := translateOnce(t, shuffled, opts)
@@ -114,10 +114,10 @@ func TestTranslateSameCreationTime(t *testing.T) {
 		testobjects.NewIngress("ns", "x", testobjects.WithCreated(10), testobjects.WithDefaultBackend("b", 80)),
 		testobjects.NewIngress("ns", "w", testobjects.WithCreated(10), testobjects.WithDefaultBackend("a", 80)),
 	)
-	snap := newMemSnapshot(objs...)
+	snap := testobjects.NewSnapshot(objs...)
 	for _, order := range [][]int{{0, 1}, {1, 0}} {
-		s := snap.deepCopy()
-		s.ingresses = []*netv1.Ingress{s.ingresses[order[0]], s.ingresses[order[1]]}
+		s := snap.DeepCopy()
+		s.IngressList = []*netv1.Ingress{s.IngressList[order[0]], s.IngressList[order[1]]}
 		res := translateOnce(t, s, nil)
 		require.Contains(t, res.Configuration.HTTP.Routers, DefaultRouterName)
 		md := res.Configuration.HTTP.Routers[DefaultRouterName].Observability.Metadata.Ingress

@@ -10,7 +10,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
@@ -57,7 +57,7 @@ func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
 			wantFields: []string{"spec.tls[0].secretName"},
 		},
 	}
-	alone := translateOnce(t, newMemSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"), good)...), nil)
+	alone := translateOnce(t, testobjects.NewSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"), good)...), nil)
 	require.Empty(t, alone.Errors)
 	require.Len(t, alone.Configuration.HTTP.Routers, 2)
 
@@ -65,7 +65,7 @@ func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			objs := append(testobjects.Backend("apps", "whoami", "10.0.0.1"), good, tc.broken)
 			objs = append(objs, tc.extra...)
-			res := translateOnce(t, newMemSnapshot(objs...), nil)
+			res := translateOnce(t, testobjects.NewSnapshot(objs...), nil)
 
 			for key, want := range alone.Configuration.HTTP.Routers {
 				assert.Equal(t, want, res.Configuration.HTTP.Routers[key], "router %s of the good Ingress", key)
@@ -96,7 +96,7 @@ func TestTranslateBrokenIngressLeavesOthersIntact(t *testing.T) {
 
 func TestTranslateMissingServiceError(t *testing.T) {
 	ing := testobjects.NewIngress("apps", "web", testobjects.WithPath("", "/", "nope", 80, ""))
-	res := translateOnce(t, newMemSnapshot(ing), nil)
+	res := translateOnce(t, testobjects.NewSnapshot(ing), nil)
 	assert.Empty(t, res.Configuration.HTTP.Routers)
 	assert.Empty(t, res.Configuration.HTTP.Services)
 	require.Len(t, res.Errors, 1)
@@ -141,7 +141,7 @@ func TestTranslateErrorsSortedNaturally(t *testing.T) {
 	}
 	opts := &Provider{}
 	opts.SetDefaults()
-	res := Translate(newMemSnapshot(svc, slice, ing), opts)
+	res := Translate(testobjects.NewSnapshot(svc, slice, ing), opts)
 	var fields []string
 	for _, e := range res.Errors {
 		if e.Kind == "EndpointSlice" {

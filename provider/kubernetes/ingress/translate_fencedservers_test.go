@@ -9,7 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateFencedServers(t *testing.T) {
@@ -55,7 +55,7 @@ func TestTranslateFencedServers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
-			snap := newMemSnapshot(
+			snap := testobjects.NewSnapshot(
 				testobjects.NewService("ns", "svc", testobjects.ServicePort("", 80)),
 				testobjects.NewSlice("ns", "svc-1", "svc", "", 8080, tc.eps...),
 				testobjects.NewIngress("ns", "ing", testobjects.WithPath("", "/", "svc", 80, "")),

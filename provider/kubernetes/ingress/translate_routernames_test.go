@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateRouterKeyConflict(t *testing.T) {
@@ -20,7 +20,7 @@ func TestTranslateRouterKeyConflict(t *testing.T) {
 			{Path: "/bar", PathType: &prefix, Backend: be},
 		},
 	}}}}
-	res := translateOnce(t, newMemSnapshot(append(testobjects.Backend("ns", "whoami", "10.0.0.1"), ing)...), nil)
+	res := translateOnce(t, testobjects.NewSnapshot(append(testobjects.Backend("ns", "whoami", "10.0.0.1"), ing)...), nil)
 	require.Empty(t, res.Errors)
 
 	keyFor := func(rule string) string {
@@ -47,7 +47,7 @@ func TestTranslateDefaultRouterNameCollision(t *testing.T) {
 	objs = append(objs,
 		testobjects.NewIngress("default", "router", testobjects.WithCreated(1), testobjects.WithPath("", "/", "a", 80, "")),
 		testobjects.NewIngress("default", "db", testobjects.WithCreated(2), testobjects.WithDefaultBackend("b", 80)))
-	res := translateOnce(t, newMemSnapshot(objs...), nil)
+	res := translateOnce(t, testobjects.NewSnapshot(objs...), nil)
 	for _, e := range res.Errors {
 		assert.NotEqual(t, SeverityError, e.Severity, "%v", e)
 	}

@@ -8,6 +8,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 	"github.com/sliceway/sliceway/rule"
 )
 
@@ -30,7 +31,7 @@ func TestTranslatedRulesParse(t *testing.T) {
 		}
 	}
 	regexpMatcher := map[string]string{AnnotationPrefix + "router.pathmatcher": "PathRegexp"}
-	snap := newMemSnapshot(svc, slice,
+	snap := testobjects.NewSnapshot(svc, slice,
 		ing("good", "a.example", "/ok", nil),
 		ing("bad-regexp", "b.example", "/(", regexpMatcher),
 		ing("bad-wildcard", "*.\xff.example", "/", nil),

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestTranslateTLSSecrets(t *testing.T) {
@@ -18,7 +18,7 @@ func TestTranslateTLSSecrets(t *testing.T) {
 	secret := func(ns, name string, data map[string][]byte) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS, Data: data}
 	}
-	snap := newMemSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"),
+	snap := testobjects.NewSnapshot(append(testobjects.Backend("apps", "whoami", "10.0.0.1"),
 		testobjects.NewIngress("apps", "a", testobjects.WithTLS("good", "missing"), testobjects.WithPath("a.example.com", "/", "whoami", 80, "")),
 		testobjects.NewIngress("apps", "b", testobjects.WithTLS("bad", "good"), testobjects.WithPath("b.example.com", "/", "whoami", 80, "")),
 		secret("apps", "good", map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}),

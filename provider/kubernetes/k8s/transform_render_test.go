@@ -13,6 +13,7 @@ import (
 
 	"github.com/sliceway/sliceway/fixtures"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
@@ -122,31 +123,32 @@ var nodePortObjects = []runtime.Object{
 func TestTransformedObjectsRenderTheSameConfiguration(t *testing.T) {
 	objs, problems := manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
 	require.Empty(t, problems)
-	var raw, trimmed mapSnapshot
+	var rawObjects, trimmedObjects []any
 	for _, o := range objs {
 		fatten(o.Object)
-		raw = append(raw, o.Object)
+		rawObjects = append(rawObjects, o.Object)
 	}
 	for _, o := range nodePortObjects {
 		o = o.DeepCopyObject()
 		fatten(o)
-		raw = append(raw, o)
+		rawObjects = append(rawObjects, o)
 	}
 	droppedSomething := false
-	for _, o := range raw {
+	for _, o := range rawObjects {
 		out := transformed(t, o.(runtime.Object))
-		trimmed = append(trimmed, out)
+		trimmedObjects = append(trimmedObjects, out)
 		if len(out.(metav1.Object).GetManagedFields()) == 0 {
 			droppedSomething = true
 		}
 	}
 	require.True(t, droppedSomething)
+	raw := testobjects.NewSnapshot(rawObjects...)
 	require.NotEmpty(t, raw.Nodes()[0].Status.Conditions, "the input is untouched")
 
 	opts := &ingress.Provider{}
 	opts.SetDefaults()
 	want := ingress.Translate(raw, opts)
-	got := ingress.Translate(trimmed, opts)
+	got := ingress.Translate(testobjects.NewSnapshot(trimmedObjects...), opts)
 
 	// The comparison is not vacuous: the demo renders routers, servers,
 	// a certificate and node-port servers.

@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 func TestParseSize(t *testing.T) {
@@ -76,7 +76,7 @@ func TestTweakNeverModifiesBase(t *testing.T) {
 // and back to its own servers when its load balancer is rebuilt in place
 // with some (allowEmptyServices lets the empty one be refreshed in place).
 func TestDerivedServiceFollowsBase(t *testing.T) {
-	snap := &fakeSnapshot{services: map[string]*corev1.Service{
+	snap := &testobjects.Snapshot{ServiceByKey: map[string]*corev1.Service{
 		"shop/app":   {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "app"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}},
 		"shop/pages": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "pages"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "web", Port: 8080}}}},
 	}}
@@ -119,7 +119,7 @@ func TestDerivedServiceFollowsBase(t *testing.T) {
 // answers 403 (so that no shorter path of the host takes its requests),
 // and no router reaches the backend, nor any transport of it.
 func TestBackendTLSClosesEveryPath(t *testing.T) {
-	snap := &fakeSnapshot{services: map[string]*corev1.Service{}}
+	snap := &testobjects.Snapshot{ServiceByKey: map[string]*corev1.Service{}}
 	env := &translate.IngressEnv{Snapshot: snap, LoadBalancer: func(translate.PortKey, string) *translate.LoadBalancer {
 		return &translate.LoadBalancer{Service: lbService("http://10.0.0.1:80")}
 	}}
@@ -172,18 +172,3 @@ func lbService(urls ...string) *dynamic.Service {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// fakeSnapshot is a snapshot of Services and Secrets by namespace/name.
-type fakeSnapshot struct {
-	services map[string]*corev1.Service
-	secrets  map[string]*corev1.Secret
-}
-
-func (s *fakeSnapshot) Ingresses() []*netv1.Ingress           { return nil }
-func (s *fakeSnapshot) IngressClasses() []*netv1.IngressClass { return nil }
-func (s *fakeSnapshot) Service(ns, name string) *corev1.Service {
-	return s.services[ns+"/"+name]
-}
-func (s *fakeSnapshot) EndpointSlices(string, string) []*discoveryv1.EndpointSlice { return nil }
-func (s *fakeSnapshot) Secret(ns, name string) *corev1.Secret                      { return s.secrets[ns+"/"+name] }
-func (s *fakeSnapshot) Nodes() []*corev1.Node                                      { return nil }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // What a tenant gets from the annotations that used to fail open: a
@@ -36,9 +37,9 @@ func translateOn(opts *Options, ing *netv1.Ingress, hostIngs ...*netv1.Ingress) 
 	if len(hostIngs) == 0 {
 		hostIngs = []*netv1.Ingress{ing}
 	}
-	snap := &fakeSnapshot{services: map[string]*corev1.Service{}}
+	snap := &testobjects.Snapshot{ServiceByKey: map[string]*corev1.Service{}}
 	for _, name := range []string{"app", "app-v2"} {
-		snap.services["shop/"+name] = &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name},
+		snap.ServiceByKey["shop/"+name] = &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
 	}
 	env := &translate.IngressEnv{Snapshot: snap, PlanOptions: translate.PlanOptions{MaxOutput: translate.DefaultMaxIngressOutput},

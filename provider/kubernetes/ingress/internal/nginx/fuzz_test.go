@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // FuzzTranslate translates an Ingress with arbitrary ingress-nginx
@@ -69,10 +70,10 @@ func fuzzIngress(annotations map[string]string, path string) *netv1.Ingress {
 // fuzzTranslate translates ing alone on its host, its Service with one
 // server and an htpasswd Secret beside it.
 func fuzzTranslate(ing *netv1.Ingress) *translate.Part {
-	snap := &fakeSnapshot{
-		services: map[string]*corev1.Service{"shop/app": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "app"},
+	snap := &testobjects.Snapshot{
+		ServiceByKey: map[string]*corev1.Service{"shop/app": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "app"},
 			Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}},
-		secrets: map[string]*corev1.Secret{"shop/auth": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "auth"},
+		SecretByKey: map[string]*corev1.Secret{"shop/auth": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "auth"},
 			Data: map[string][]byte{"auth": []byte("alice:{SHA}qUqP5cyxm6YcTAhz05Hph5gvu9M=\n")}}},
 	}
 	env := &translate.IngressEnv{Snapshot: snap, PlanOptions: translate.PlanOptions{MaxOutput: translate.DefaultMaxIngressOutput},

@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
 // annotationPairs is the number of (key, value) pairs FuzzAnnotations takes.
