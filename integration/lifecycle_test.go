@@ -93,7 +93,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	d.terminate("web-v2-b")
 	d.finish("web-v2-a")
 	d.finish("web-v2-b")
-	cfg = r.waitFor(t, "no servers, no router", time.Minute, func(c *dynamic.Configuration) bool {
+	r.waitFor(t, "no servers, no router", time.Minute, func(c *dynamic.Configuration) bool {
 		return servers(c, svc) == nil && (c.HTTP == nil || c.HTTP.Routers["shop-web-shop-example-com"] == nil)
 	})
 

@@ -30,6 +30,7 @@ func TestSelectorlessServices(t *testing.T) {
 	// bypass writes them.
 	createService(t, cp, ns, "legacy", "")
 	createIngress(t, cp, ingressSpec{namespace: ns, name: "legacy", host: "legacy.example.com", service: "legacy"})
+	//nolint:staticcheck // SA1019: the deprecated Endpoints, written by hand, are what this test is about.
 	endpoints := &corev1.Endpoints{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "legacy"},
 		Subsets: []corev1.EndpointSubset{{

@@ -95,10 +95,10 @@ func TestProviderAppliesDeltaFrames(t *testing.T) {
 			return
 		}
 		n := streams.Add(1)
-		fmt.Fprintf(w, "{\"version\":1,\"configuration\":{\"http\":{\"routers\":{\"r\":{\"service\":\"s%d\"}}}}}\n", n)
-		fmt.Fprint(w, "{\"version\":2,\"base\":1,\"delta\":{\"routers\":{\"q\":{\"service\":\"s\"}}}}\n")
+		_, _ = fmt.Fprintf(w, "{\"version\":1,\"configuration\":{\"http\":{\"routers\":{\"r\":{\"service\":\"s%d\"}}}}}\n", n)
+		_, _ = fmt.Fprint(w, "{\"version\":2,\"base\":1,\"delta\":{\"routers\":{\"q\":{\"service\":\"s\"}}}}\n")
 		if n == 1 {
-			fmt.Fprint(w, "{\"version\":4,\"base\":3,\"delta\":{\"routers\":{\"r\":null}}}\n")
+			_, _ = fmt.Fprint(w, "{\"version\":4,\"base\":3,\"delta\":{\"routers\":{\"r\":null}}}\n")
 		}
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()

@@ -76,7 +76,7 @@ func TestProviderFlappingServerBacksOff(t *testing.T) {
 	var streams atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := streams.Add(1)
-		fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n{\"version\":\n", n, n)
+		_, _ = fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n{\"version\":\n", n, n)
 	}))
 	defer srv.Close()
 	cfg := CreateConfig()
@@ -95,7 +95,7 @@ func TestProviderFlappingServerBacksOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := 0
-	for deadline := time.After(start.Add(window).Sub(time.Now())); ; {
+	for deadline := time.After(time.Until(start.Add(window))); ; {
 		select {
 		case <-ch:
 			got++
@@ -136,17 +136,17 @@ func TestProviderSteadyStreamResetsBackoff(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := streams.Add(1)
 		fl := w.(http.Flusher)
-		fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n", n, n)
+		_, _ = fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n", n, n)
 		fl.Flush()
 		switch n {
 		case 1, 2, 5: // a bad frame
-			fmt.Fprint(w, "{\"version\":\n")
+			_, _ = fmt.Fprint(w, "{\"version\":\n")
 		case 3: // silent past deadAfter: up long, but not delivering
 			<-r.Context().Done()
 		case 4: // steady: beats for longer than the steady time, then ends
 			for end := time.Now().Add(steady + 100*ms); time.Now().Before(end); {
 				time.Sleep(25 * ms)
-				fmt.Fprintf(w, "{\"version\":%d}\n", n)
+				_, _ = fmt.Fprintf(w, "{\"version\":%d}\n", n)
 				fl.Flush()
 			}
 		default:

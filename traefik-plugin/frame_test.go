@@ -130,7 +130,7 @@ func TestProviderDropsEndlessFrame(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := streams.Add(1)
 		fl := w.(http.Flusher)
-		fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n", n, n)
+		_, _ = fmt.Fprintf(w, "{\"version\":%d,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n", n, n)
 		fl.Flush()
 		if n >= 3 {
 			<-r.Context().Done()

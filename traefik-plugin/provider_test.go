@@ -40,11 +40,11 @@ func TestProviderStreams(t *testing.T) {
 		}
 		n := streams.Add(1)
 		fl := w.(http.Flusher)
-		fmt.Fprintf(w, "{\"version\":1,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n{\"version\":1}\n", n)
+		_, _ = fmt.Fprintf(w, "{\"version\":1,\"configuration\":{\"http\":{\"routers\":{\"r%d\":{}}}}}\n{\"version\":1}\n", n)
 		fl.Flush()
 		switch n {
 		case 1: // serve goes away mid-frame
-			fmt.Fprint(w, `{"version":2,"configuration":{"http":`)
+			_, _ = fmt.Fprint(w, `{"version":2,"configuration":{"http":`)
 		case 2: // falls silent
 			time.Sleep(2 * time.Second)
 		default:
@@ -85,7 +85,10 @@ func TestProviderStreams(t *testing.T) {
 	stopped := make(chan error)
 	go func() { stopped <- p.Stop() }()
 	select {
-	case <-stopped:
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("Stop: %v", err)
+		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("Stop did not end the stream")
 	}

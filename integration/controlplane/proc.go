@@ -37,7 +37,10 @@ func startProc(name, bin string, args []string, logPath, pidDir string) (*proc, 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "==== %s %s %s\n", time.Now().Format(time.RFC3339), name, strings.Join(args, " "))
+	if _, err := fmt.Fprintf(logFile, "==== %s %s %s\n", time.Now().Format(time.RFC3339), name, strings.Join(args, " ")); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("writing %s's log %s: %w", name, logPath, err)
+	}
 	cmd := exec.Command(bin, append([]string{name}, args...)...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
@@ -48,7 +51,7 @@ func startProc(name, bin string, args []string, logPath, pidDir string) (*proc, 
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {
-		logFile.Close()
+		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
@@ -71,7 +74,7 @@ func startProc(name, bin string, args []string, logPath, pidDir string) (*proc, 
 		if p.pidFile != "" {
 			_ = os.Remove(p.pidFile)
 		}
-		logFile.Close()
+		_ = logFile.Close()
 		close(p.done)
 	}()
 	return p, nil
@@ -110,7 +113,7 @@ func (p *proc) stop(grace time.Duration) error {
 		}
 		break
 	}
-	fmt.Fprintf(p.log, "==== %s: no exit %s after SIGTERM: SIGKILL\n", time.Now().Format(time.RFC3339), grace)
+	_, _ = fmt.Fprintf(p.log, "==== %s: no exit %s after SIGTERM: SIGKILL\n", time.Now().Format(time.RFC3339), grace)
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	select {
 	case <-p.done:

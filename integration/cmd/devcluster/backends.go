@@ -58,7 +58,7 @@ func startEchoBackends(ctx context.Context, n int) ([]echoBackend, error) {
 // ServeHTTP says which backend answered what.
 func (b echoBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "%s (127.0.0.1:%d) answered %s %s for host %s\n", b.name, b.port, r.Method, r.URL.RequestURI(), r.Host)
+	_, _ = fmt.Fprintf(w, "%s (127.0.0.1:%d) answered %s %s for host %s\n", b.name, b.port, r.Method, r.URL.RequestURI(), r.Host)
 }
 
 // publishEchoBackends creates the namespace, the selectorless Service, one
@@ -76,7 +76,7 @@ func publishEchoBackends(ctx context.Context, cp *controlplane.ControlPlane, bac
 		}},
 	}
 	if _, err := cs.CoreV1().Services(echoNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("Service %s/%s: %w", echoNamespace, echoService, err)
+		return fmt.Errorf("creating Service %s/%s: %w", echoNamespace, echoService, err)
 	}
 	for _, b := range backends {
 		slice := &discoveryv1.EndpointSlice{
@@ -94,7 +94,7 @@ func publishEchoBackends(ctx context.Context, cp *controlplane.ControlPlane, bac
 			}},
 		}
 		if _, err := cs.DiscoveryV1().EndpointSlices(echoNamespace).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("EndpointSlice %s/%s: %w", echoNamespace, b.name, err)
+			return fmt.Errorf("creating EndpointSlice %s/%s: %w", echoNamespace, b.name, err)
 		}
 	}
 	prefix := netv1.PathTypePrefix
@@ -111,7 +111,7 @@ func publishEchoBackends(ctx context.Context, cp *controlplane.ControlPlane, bac
 		}}},
 	}
 	if _, err := cs.NetworkingV1().Ingresses(echoNamespace).Create(ctx, ing, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("Ingress %s/%s: %w", echoNamespace, echoService, err)
+		return fmt.Errorf("creating Ingress %s/%s: %w", echoNamespace, echoService, err)
 	}
 	for _, b := range backends {
 		fmt.Fprintf(os.Stderr, "devcluster: backend %s at http://127.0.0.1:%d (EndpointSlice %s/%s)\n",
