@@ -29,6 +29,8 @@ import (
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
 	"github.com/sliceway/sliceway/integration/controlplane"
+	"github.com/sliceway/sliceway/internal/loopback"
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // docs/manifests/deployment.yaml, traefik.yaml and networkpolicy.yaml
@@ -117,10 +119,10 @@ func TestDeploymentManifest(t *testing.T) {
 	// server certificate, for the name Traefik dials (and 127.0.0.1, where
 	// this test dials), and Traefik's client certificate.
 	ca := newTestCA(t, "sliceway CA")
-	serverCert, serverKey := ca.issue(t, x509.ExtKeyUsageServerAuth, u.Hostname(), u.Hostname(), "127.0.0.1")
-	clientCert, clientKey := ca.issue(t, x509.ExtKeyUsageClientAuth, "traefik")
-	createTLSSecretWithCA(t, cp, "sliceway", "sliceway-tls", serverCert, serverKey, ca.certPEM)
-	createTLSSecretWithCA(t, cp, "traefik", "sliceway-client", clientCert, clientKey, ca.certPEM)
+	serverCert, serverKey := issue(t, ca, pki.ServerAuth, u.Hostname(), u.Hostname(), "127.0.0.1")
+	clientCert, clientKey := issue(t, ca, pki.ClientAuth, "traefik")
+	createTLSSecretWithCA(t, cp, "sliceway", "sliceway-tls", serverCert, serverKey, ca.CertPEM())
+	createTLSSecretWithCA(t, cp, "traefik", "sliceway-client", clientCert, clientKey, ca.CertPEM())
 	mounts := mountSecrets(t, cp, "sliceway", pod, c)
 	tmounts := mountSecrets(t, cp, "traefik", tpod, tc)
 
@@ -213,9 +215,9 @@ func TestDeploymentManifest(t *testing.T) {
 	require.Contains(t, string(body), "PRIVATE KEY")
 
 	caPool := x509.NewCertPool()
-	require.True(t, caPool.AppendCertsFromPEM(ca.certPEM))
+	require.True(t, caPool.AppendCertsFromPEM(ca.CertPEM()))
 	other := newTestCA(t, "another CA")
-	otherCert, otherKey := other.issue(t, x509.ExtKeyUsageClientAuth, "traefik")
+	otherCert, otherKey := issue(t, other, pki.ClientAuth, "traefik")
 	otherPair, err := tls.X509KeyPair(otherCert, otherKey)
 	require.NoError(t, err)
 	// Signed by sliceway's CA, but for servers: not a client certificate.
@@ -366,15 +368,16 @@ func get(client *http.Client, url string) (int, []byte) {
 	if err != nil {
 		return 0, nil
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, body
 }
 
+// freeAddr is an address of 127.0.0.1, "127.0.0.1:port", whose port was
+// free a moment ago.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddress()
 	require.NoError(t, err)
-	defer l.Close()
-	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
+	return addr
 }

@@ -1,19 +1,10 @@
 package integration_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/integration/controlplane"
+	"github.com/sliceway/sliceway/internal/pki"
 )
 
 // Helpers for the tests of docs/manifests: what the kubelet would do with
@@ -130,59 +122,22 @@ func rewriteMounts(t *testing.T, mounts map[string]string, args []string) []stri
 	return out
 }
 
-// testCA is a certificate authority made for one test.
-type testCA struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
+// newTestCA makes a certificate authority for one test, valid from an hour
+// ago for a day.
+func newTestCA(t *testing.T, name string) *pki.CA {
+	t.Helper()
+	ca, err := pki.NewCA(pki.Request{CommonName: name})
+	require.NoError(t, err)
+	return ca
 }
 
-func newTestCA(t *testing.T, name string) *testCA {
+// issue has ca sign a certificate for the hosts (DNS names or IP
+// addresses) and the usage, and returns it and its key in PEM.
+func issue(t *testing.T, ca *pki.CA, usage pki.Usage, cn string, hosts ...string) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := ca.Issue(pki.Request{CommonName: cn, Hosts: hosts, Usage: usage})
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &testCA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue signs a certificate for the names (DNS names or IP addresses) with
-// one extended key usage, and returns it and its key in PEM.
-func (ca *testCA) issue(t *testing.T, usage x509.ExtKeyUsage, cn string, names ...string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-	}
-	for _, n := range names {
-		if ip := net.ParseIP(n); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, n)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	return cert.CertPEM(), cert.KeyPEM()
 }
 
 // createTLSSecretWithCA creates a kubernetes.io/tls Secret with ca.crt, as

@@ -57,7 +57,7 @@ type Options struct {
 // ControlPlane is a running control plane.
 type ControlPlane struct {
 	opts Options
-	pki  *pki
+	pki  *pkiFiles
 
 	// URL is the API server's address, https://127.0.0.1:<port>.
 	URL string
@@ -353,7 +353,7 @@ func (c *ControlPlane) waitHTTP(ctx context.Context, p *proc, url string, header
 		if err == nil {
 			buf := make([]byte, 512)
 			n, _ := resp.Body.Read(buf)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
@@ -387,7 +387,7 @@ func freePorts(n int) ([]int, error) {
 	var listeners []net.Listener
 	defer func() {
 		for _, l := range listeners {
-			l.Close()
+			_ = l.Close()
 		}
 	}()
 	for range n {
