@@ -178,6 +178,18 @@ demo: demo-notice controlplane build
 	  -backends $(DEMO_BACKENDS) -chdir $(CURDIR) \
 	  -- $(abspath $(SLICEWAY_BIN)) watch $(DEMO_FLAGS) $(ARGS)
 
+# The same with the ingress-nginx provider beside the Traefik-style one,
+# and fixtures/demo/nginx.yaml: an Ingress written for ingress-nginx
+# (regular expression path, rewrite-target, CORS, limit-rps) in front of
+# the same echo backends, host echo-nginx.demo.example.
+DEMO_NGINX_MANIFESTS ?= $(DEMO_MANIFESTS),$(CURDIR)/fixtures/demo/nginx.yaml
+DEMO_NGINX_FLAGS ?= $(DEMO_FLAGS) --providers.kubernetesingressnginx=true \
+  --providers.kubernetesingressnginx.allowfqdnendpoints=true --providers.kubernetesingressnginx.allowloopbackendpoints=true
+
+.PHONY: demo-nginx
+demo-nginx:
+	@$(MAKE) --no-print-directory demo DEMO_MANIFESTS='$(DEMO_NGINX_MANIFESTS)' DEMO_FLAGS='$(DEMO_NGINX_FLAGS)'
+
 .PHONY: demo-notice
 demo-notice:
 	@echo "make demo: building the control plane (etcd, kube-apiserver, kube-controller-manager from k8s.io/kubernetes), sliceway and devcluster, then starting them; the first build takes several minutes" >&2

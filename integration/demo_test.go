@@ -20,11 +20,57 @@ import (
 	"github.com/sliceway/sliceway/integration/controlplane"
 )
 
-// What `make demo` runs: devcluster with the Makefile's echo backends and
-// its flags for `sliceway watch`, plus one flag of the user's (--output,
-// relative to -chdir). Against the real API server the echo Service gets
-// both backends as servers, and each answers there on 127.0.0.1.
+// What `make demo` and `make demo-nginx` run: devcluster with the
+// Makefile's manifests, echo backends and flags for `sliceway watch`, plus
+// one flag of the user's (--output, relative to -chdir). Against the real
+// API server the echo Service gets both backends as servers, and each
+// answers there on 127.0.0.1; with demo-nginx the Ingress written for
+// ingress-nginx is served too, by the ingress-nginx provider.
 func TestDemoEchoBackends(t *testing.T) {
+	t.Run("demo", func(t *testing.T) {
+		cfg := runDemo(t, "DEMO_MANIFESTS", "DEMO_FLAGS", nil)
+		for name := range cfg.HTTP.Routers {
+			assert.False(t, strings.HasPrefix(name, "nginx_"), "an ingress-nginx router without the provider: %s", name)
+		}
+	})
+	t.Run("demo-nginx", func(t *testing.T) {
+		nginxRouters := func(cfg *dynamic.Configuration) (names []string) {
+			for name := range cfg.HTTP.Routers {
+				if strings.HasPrefix(name, "nginx_echo-echo-nginx") {
+					names = append(names, name)
+				}
+			}
+			return names
+		}
+		cfg := runDemo(t, "DEMO_NGINX_MANIFESTS", "DEMO_NGINX_FLAGS", func(cfg *dynamic.Configuration) bool {
+			return len(nginxRouters(cfg)) > 0
+		})
+		var rules []string
+		for _, name := range nginxRouters(cfg) {
+			r := cfg.HTTP.Routers[name]
+			rules = append(rules, r.Rule)
+			require.NotNil(t, cfg.HTTP.Services[r.Service], "router %s: service %s", name, r.Service)
+			assert.Equal(t, echoServers(t, cfg, "echo-echo-http"), echoServers(t, cfg, r.Service), "router %s: the echo backends", name)
+			assert.NotEmpty(t, r.Middlewares, "router %s: rewrite, CORS and limit-rps are middlewares", name)
+		}
+		require.NotEmpty(t, rules, "no router for the ingress-nginx Ingress: %v", toYAML(cfg.HTTP.Routers))
+		assert.Contains(t, strings.Join(rules, " "), `Host("echo-nginx.demo.example")`)
+	})
+}
+
+// echoServers are the sorted server URLs of a service.
+func echoServers(t *testing.T, cfg *dynamic.Configuration, service string) []string {
+	t.Helper()
+	urls := serverURLs(cfg, service)
+	slices.Sort(urls)
+	return urls
+}
+
+// runDemo runs devcluster as the Makefile's demo target does, with the
+// manifests and flags of the named variables, waits for the echo
+// backends in the output (and for ready, when given), checks them and
+// the Traefik-style routers, and returns the configuration.
+func runDemo(t *testing.T, manifestsVariable, flagsVariable string, ready func(*dynamic.Configuration) bool) *dynamic.Configuration {
 	work := t.TempDir()
 	devcluster := filepath.Join(work, "devcluster")
 	build := exec.Command("go", "build", "-o", devcluster, "./cmd/devcluster")
@@ -35,13 +81,10 @@ func TestDemoEchoBackends(t *testing.T) {
 	build.Dir = ".."
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run(), "building sliceway")
-	manifests, err := filepath.Abs("../fixtures/demo/manifests.yaml")
-	require.NoError(t, err)
-
 	state := filepath.Join(work, "demo")
-	args := []string{"-controlplane", launcher, "-dir", state, "-manifests", manifests,
+	args := []string{"-controlplane", launcher, "-dir", state, "-manifests", makeVariable(t, manifestsVariable),
 		"-backends", makeVariable(t, "DEMO_BACKENDS"), "-chdir", work, "--", sliceway, "watch"}
-	args = append(args, strings.Fields(makeVariable(t, "DEMO_FLAGS"))...)
+	args = append(args, strings.Fields(makeVariable(t, flagsVariable))...)
 	args = append(args, "--output=demo-config.yaml")
 	logs := &syncBuffer{}
 	cmd := exec.Command(devcluster, args...)
@@ -52,10 +95,13 @@ func TestDemoEchoBackends(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		// devcluster stops sliceway and the control plane on SIGTERM; its
-		// exit status is not what this test is about.
+		// exit status is not what this test is about: logged, not checked.
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case err := <-exited:
+			if err != nil {
+				t.Logf("devcluster: %v", err)
+			}
 		case <-time.After(45 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			t.Error("devcluster did not exit within 45s of SIGTERM")
@@ -84,7 +130,7 @@ func TestDemoEchoBackends(t *testing.T) {
 		cfg = dynamic.Configuration{}
 		require.NoError(t, yaml.Unmarshal(data, &cfg), string(data))
 		servers = serverURLs(&cfg, "echo-echo-http")
-		return len(servers) == 2
+		return len(servers) == 2 && (ready == nil || ready(&cfg))
 	})
 	require.NotNil(t, cfg.HTTP)
 	router := cfg.HTTP.Routers["echo-echo-echo-demo-example"]
@@ -112,6 +158,7 @@ func TestDemoEchoBackends(t *testing.T) {
 	}
 	slices.Sort(names)
 	assert.Equal(t, []string{"echo-1", "echo-2"}, names)
+	return &cfg
 }
 
 // serverURLs are the URLs of a service's servers in cfg.
