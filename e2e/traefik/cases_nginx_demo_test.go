@@ -37,7 +37,7 @@ func init() {
 			// enable-cors: the preflight is answered by Traefik (200;
 			// ingress-nginx says 204), the answers carry the headers.
 			{Method: http.MethodOptions, URL: "/api/", Status: 200, NoHeaders: []string{echoBackendHeader},
-				Header: map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "POST"},
+				Header:  map[string]string{"Origin": "https://shop.example", "Access-Control-Request-Method": "POST"},
 				Headers: map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Credentials": "true"}},
 			{URL: "/api/cart", Header: map[string]string{"Origin": "https://shop.example"}, Backend: "nginx-demo-echo",
 				Headers: map[string]string{"Access-Control-Allow-Origin": "*"}},
