@@ -275,6 +275,14 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 	for _, p := range slices.SortedFunc(maps.Keys(st.dbParts), compareParts) {
 		c := p.Default
 		switch {
+		case p.settings && c.Router == nil:
+			// What is wrong with the settings is said whoever has the
+			// catch-all.
+			a.dirty = true
+			a.dbErrs = append(a.dbErrs, c.Errs...)
+		case owner != nil && p.settings:
+			// An Ingress without rules takes the settings' place, as in
+			// ingress-nginx: nothing to say.
 		case owner != nil:
 			a.dirty = true
 			a.dbErrs = append(a.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: "spec.defaultBackend", Severity: SeverityError,

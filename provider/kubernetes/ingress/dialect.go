@@ -40,6 +40,10 @@ type dialect interface {
 	// configMap is the ConfigMap the dialect reads (namespace and name),
 	// which the client watches; "" when none.
 	configMap() (namespace, name string)
+	// settingsIngresses are the Ingresses the options add, which are no
+	// objects of the cluster (settingsparts.go); the same pointers at
+	// every call.
+	settingsIngresses() []*netv1.Ingress
 	// plansByClient says whether the client's index should plan each
 	// Ingress as it arrives (translate.PlanIngress), which only the
 	// Traefik-style dialect reads.
@@ -82,6 +86,8 @@ func (traefikDialect) defaults() defaultNames {
 func (traefikDialect) plansByClient() bool { return true }
 
 func (d traefikDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { return d, nil }
+
+func (traefikDialect) settingsIngresses() []*netv1.Ingress { return nil }
 
 func (traefikDialect) configMap() (string, string) { return "", "" }
 

@@ -32,6 +32,8 @@
 //	translation.go,           its names and types this package's API shows
 //	translateoptions.go       (aliases), and its options, built from the
 //	                          Provider's
+//	settingsparts.go          parts the options add that no Ingress asks for
+//	                          (ingress-nginx's default backend service)
 //	state.go, hostindex.go    what the last render left: parts, the entries
 //	                          of the Service ports they use, who uses what
 //	                          (renderState), the Ingresses by host

@@ -150,8 +150,8 @@ func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[transla
 	// translated, so that each reads the others as they are now.
 	var ings []*netv1.Ingress
 	for key := range dirty {
-		ing := getter.Ingress(key.Namespace, key.Name)
-		if ing == nil || !r.classes.Serves(ing) {
+		ing := r.lookUp(getter, key)
+		if ing == nil || !r.serves(ing) {
 			continue
 		}
 		ings = append(ings, ing)

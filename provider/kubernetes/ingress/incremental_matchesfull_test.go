@@ -61,6 +61,9 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		np.SetDefaults()
 		np.WatchIngressWithoutClass = true // the generated Ingresses name no class
 		np.EnableSSLPassthrough = true
+		// The controller's default backend: one of the churned Services,
+		// a settings part (settingsparts.go) beside the Ingresses' parts.
+		np.DefaultBackendService = "bench/svc-00002"
 		require.NoError(t, np.Init())
 		opts = &np.Provider
 	}

@@ -37,10 +37,11 @@ type NGINXProvider struct {
 	AllowCrossNamespaceSecrets bool   `description:"Let an annotation name a Secret of another namespace (namespace/name) for auth-secret, auth-tls-secret or proxy-ssl-secret; off, such an Ingress's paths are not served." json:"allowCrossNamespaceSecrets,omitempty" toml:"allowCrossNamespaceSecrets,omitempty" yaml:"allowCrossNamespaceSecrets,omitempty" export:"true"`
 	// Both loosen a refusal that closes an Ingress; they are for an
 	// operator who has looked at what the tenants wrote, never defaults.
-	DropSnippets         bool     `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
-	EnableSSLPassthrough bool     `description:"Honour the ssl-passthrough annotation (ingress-nginx's --enable-ssl-passthrough): TLS connections for such a host go, TLS and all, to the servers of its \"/\" path, through a TCP router (HostSNI, tls.passthrough); off, the annotation is ignored with a warning and Traefik ends TLS as for any host." json:"enableSSLPassthrough,omitempty" toml:"enableSSLPassthrough,omitempty" yaml:"enableSSLPassthrough,omitempty" export:"true"`
-	ConfigMap            string   `description:"The controller's ConfigMap (namespace/name, ingress-nginx's --configmap), read and followed live: its defaults (ssl-redirect, timeouts, proxy-body-size, source ranges, hsts) and global settings (block-cidrs, global-auth-url) apply to every Ingress as in ingress-nginx; a key that may keep clients out and cannot be honoured, or a missing ConfigMap, makes every path answer 403. Empty: none is read, ingress-nginx's defaults." json:"configMap,omitempty" toml:"configMap,omitempty" yaml:"configMap,omitempty" export:"true"`
-	AllowedAuthHosts     []string `description:"Hosts that auth-url and auth-signin may name although they are loopback, link-local, unspecified, localhost or a numeric spelling of an address (refused otherwise, and the paths answer 403): host names or IP addresses, matched exactly against the URL's host, e.g. 127.0.0.1 for an auth service beside Traefik in its pod." json:"allowedAuthHosts,omitempty" toml:"allowedAuthHosts,omitempty" yaml:"allowedAuthHosts,omitempty" export:"true"`
+	DropSnippets          bool     `description:"Serve an Ingress with a configuration-snippet, server-snippet or stream-snippet without it (an error still names it) instead of closing its paths (403): only once the snippets are reviewed and hold no access rules (deny, allow, auth_request). auth-snippet and modsecurity-snippet close the paths whatever this says." json:"dropSnippets,omitempty" toml:"dropSnippets,omitempty" yaml:"dropSnippets,omitempty" export:"true"`
+	EnableSSLPassthrough  bool     `description:"Honour the ssl-passthrough annotation (ingress-nginx's --enable-ssl-passthrough): TLS connections for such a host go, TLS and all, to the servers of its \"/\" path, through a TCP router (HostSNI, tls.passthrough); off, the annotation is ignored with a warning and Traefik ends TLS as for any host." json:"enableSSLPassthrough,omitempty" toml:"enableSSLPassthrough,omitempty" yaml:"enableSSLPassthrough,omitempty" export:"true"`
+	ConfigMap             string   `description:"The controller's ConfigMap (namespace/name, ingress-nginx's --configmap), read and followed live: its defaults (ssl-redirect, timeouts, proxy-body-size, source ranges, hsts) and global settings (block-cidrs, global-auth-url) apply to every Ingress as in ingress-nginx; a key that may keep clients out and cannot be honoured, or a missing ConfigMap, makes every path answer 403. Empty: none is read, ingress-nginx's defaults." json:"configMap,omitempty" toml:"configMap,omitempty" yaml:"configMap,omitempty" export:"true"`
+	DefaultBackendService string   `description:"The controller's default backend (namespace/name of a Service, ingress-nginx's --default-backend-service): its first port takes every request no router matches (unless an Ingress without rules sets its own catch-all, as in ingress-nginx), and the error responses custom-http-errors lists when the Ingress has no default-backend annotation. Empty: none, Traefik answers 404." json:"defaultBackendService,omitempty" toml:"defaultBackendService,omitempty" yaml:"defaultBackendService,omitempty" export:"true"`
+	AllowedAuthHosts      []string `description:"Hosts that auth-url and auth-signin may name although they are loopback, link-local, unspecified, localhost or a numeric spelling of an address (refused otherwise, and the paths answer 403): host names or IP addresses, matched exactly against the URL's host, e.g. 127.0.0.1 for an auth service beside Traefik in its pod." json:"allowedAuthHosts,omitempty" toml:"allowedAuthHosts,omitempty" yaml:"allowedAuthHosts,omitempty" export:"true"`
 }
 
 // SetDefaults sets the default option values: Provider's, with
@@ -67,6 +68,11 @@ func (p *NGINXProvider) Validate() error {
 			return fmt.Errorf("configMap: %w", err)
 		}
 	}
+	if p.DefaultBackendService != "" {
+		if err := checkObjectRef(p.DefaultBackendService); err != nil {
+			return fmt.Errorf("defaultBackendService: %w", err)
+		}
+	}
 	if err := nginx.CheckAuthHosts(p.AllowedAuthHosts); err != nil {
 		return fmt.Errorf("allowedAuthHosts: %w", err)
 	}
@@ -78,7 +84,7 @@ func (p *NGINXProvider) Init() error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	p.dialect = &nginxDialect{opts: nginx.Options{
+	d := &nginxDialect{opts: nginx.Options{
 		Classes: nginx.ClassOptions{ControllerClass: p.ControllerClass, IngressClass: p.IngressClass,
 			IngressClassByName: p.IngressClassByName, WatchWithoutClass: p.WatchIngressWithoutClass},
 		ExclusiveHosts:      p.ExclusiveHosts,
@@ -88,6 +94,11 @@ func (p *NGINXProvider) Init() error {
 		SSLPassthrough:      p.EnableSSLPassthrough,
 		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
 	}, configMapRef: p.ConfigMap}
+	if ns, name, ok := strings.Cut(p.DefaultBackendService, "/"); ok {
+		d.opts.ControllerDefault = nginx.ControllerDefaultBackend(ns, name)
+		d.settingsIngs = []*netv1.Ingress{d.opts.ControllerDefault}
+	}
+	p.dialect = d
 	return p.Provider.Init()
 }
 
@@ -106,6 +117,9 @@ type nginxDialect struct {
 	// when none is read; opts.Controller is what it said at the last
 	// full render.
 	configMapRef string
+	// settingsIngs holds the controller's default backend (opts.ControllerDefault)
+	// when the options name one.
+	settingsIngs []*netv1.Ingress
 }
 
 func (*nginxDialect) name() string { return NGINXProviderName }
@@ -125,6 +139,8 @@ func (*nginxDialect) defaults() defaultNames {
 }
 
 func (*nginxDialect) plansByClient() bool { return false }
+
+func (d *nginxDialect) settingsIngresses() []*netv1.Ingress { return d.settingsIngs }
 
 func (*nginxDialect) keep() k8s.Keep { return nginx.Reads }
 

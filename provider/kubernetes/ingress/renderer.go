@@ -139,14 +139,14 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.loc = locate(r.opts, snap)
 	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
 	r.classes = r.readClasses(snap)
-	ings, plans := ingressesByKey(snap)
+	ings, plans := r.withSettingsIngresses(ingressesByKey(snap))
 	prevEntries := r.st.entries
 	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prevEntries)
 	byKey := make([]*ingressPart, 0, len(ings))
 	served := make([]bool, len(ings))
 	for i, ing := range ings {
-		if served[i] = r.classes.Serves(ing); served[i] {
+		if served[i] = r.serves(ing); served[i] {
 			r.st.hosts.add(ing, r.dialect.hosts(ing))
 		}
 	}
@@ -199,9 +199,11 @@ func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*translate.Plan) {
 func (r *Renderer) result() *Result {
 	errs := r.collectErrors()
 	if r.ingresses == nil {
-		r.ingresses = make([]*netv1.Ingress, len(r.st.served))
-		for i, p := range r.st.served {
-			r.ingresses[i] = p.Ingress
+		r.ingresses = make([]*netv1.Ingress, 0, len(r.st.served))
+		for _, p := range r.st.served {
+			if !p.settings {
+				r.ingresses = append(r.ingresses, p.Ingress)
+			}
 		}
 	}
 	r.res = &Result{

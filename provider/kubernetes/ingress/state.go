@@ -25,6 +25,9 @@ type ingressPart struct {
 	hosts    []string // the hosts whose other Ingresses the part read (dialect.hosts)
 	entries  []*serviceEntry
 	entryBuf [1]*serviceEntry // room for the one entry of most Ingresses
+	// settings: the part of a settings Ingress (settingsparts.go), not of
+	// an Ingress of the cluster.
+	settings bool
 }
 
 // compareParts orders parts as translate.CompareParts does.

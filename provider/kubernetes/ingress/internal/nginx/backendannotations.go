@@ -36,6 +36,9 @@ type BackendConfig struct {
 
 	DefaultBackend string // a Service of the Ingress's namespace
 	CustomErrors   []int
+	// CustomErrorsOwn: CustomErrors are the annotation's, not the
+	// ConfigMap's.
+	CustomErrorsOwn bool
 
 	// built is what the annotations made for the whole Ingress, once per
 	// translation: its servers transport, middlewares, the default
@@ -283,25 +286,34 @@ func parseUpstreamVHost(v string, c *Config) error {
 	return nil
 }
 
-// parseCustomErrors reads custom-http-errors: status codes nginx can
-// give an error page to (300 to 599), comma-separated.
+// parseCustomErrors reads the custom-http-errors annotation, which
+// replaces the ConfigMap's list.
 func parseCustomErrors(v string, c *Config) error {
+	codes, err := parseStatusCodes(v)
+	if err == nil {
+		c.Backend.CustomErrors, c.Backend.CustomErrorsOwn = codes, true
+	}
+	return err
+}
+
+// parseStatusCodes reads a custom-http-errors list: status codes nginx
+// can give an error page to (300 to 599), comma-separated.
+func parseStatusCodes(v string) ([]int, error) {
 	items := parseList(v)
 	if len(items) == 0 {
-		return errors.New("must list status codes, such as 404,503")
+		return nil, errors.New("must list status codes, such as 404,503")
 	}
 	codes := make([]int, 0, len(items))
 	for _, item := range items {
 		n, err := parseInt(item, 300, 599)
 		if err != nil {
-			return fmt.Errorf("status code %q must be a whole number from 300 to 599", item)
+			return nil, fmt.Errorf("status code %q must be a whole number from 300 to 599", item)
 		}
 		if !containsInt(codes, n) {
 			codes = append(codes, n)
 		}
 	}
-	c.Backend.CustomErrors = codes
-	return nil
+	return codes, nil
 }
 
 func containsInt(list []int, n int) bool {

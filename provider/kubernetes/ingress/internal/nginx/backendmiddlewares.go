@@ -72,14 +72,25 @@ func (t *translation) buildDefaultBackend(b *ingressBuild) {
 	if len(c.CustomErrors) == 0 {
 		return
 	}
+	// The error pages come from the default-backend annotation's Service,
+	// else from the controller's default backend, as in ingress-nginx.
+	pages, pagesName := b.fallback, b.fallbackName
 	switch {
-	case c.DefaultBackend == "":
-		// ingress-nginx sends them to its controller-wide default backend,
-		// which this provider does not have.
-		t.annotationProblem("custom-http-errors", translate.SeverityError, errors.New("needs the default-backend annotation: there is no controller-wide default backend to send the error responses to (the Ingress is served without it)"))
-		return
-	case b.fallback == nil:
-		t.annotationProblem("custom-http-errors", translate.SeverityError, errors.New("the default-backend annotation's Service cannot take the error responses (the Ingress is served without it)"))
+	case c.DefaultBackend != "":
+		if pages == nil {
+			t.customErrorsProblem(errors.New("the default-backend annotation's Service cannot take the error responses (the Ingress is served without them)"))
+			return
+		}
+	case t.opts.ControllerDefault != nil:
+		pages, pagesName = t.controllerDefaultBackend()
+		if pages == nil {
+			t.customErrorsProblem(errors.New("the controller's default backend (defaultBackendService) cannot take the error responses (the Ingress is served without them)"))
+			return
+		}
+	default:
+		// The ConfigMap's list without a default backend is said once, of
+		// the ConfigMap.
+		t.customErrorsProblem(errors.New("needs the default-backend annotation or the controller's default backend (defaultBackendService) to send the error responses to (the Ingress is served without them)"))
 		return
 	}
 	// Traefik's errors middleware asks the default backend for "/" with
@@ -95,9 +106,19 @@ func (t *translation) buildDefaultBackend(b *ingressBuild) {
 		status[i] = strconv.Itoa(code)
 	}
 	identity := func(s *dynamic.Service) *dynamic.Service { return s }
-	t.p.Services = append(t.p.Services, translate.NamedService{Name: b.fallbackName, Service: b.fallback.Service, Base: b.fallback.Service, Derive: identity})
+	t.p.Services = append(t.p.Services, translate.NamedService{Name: pagesName, Service: pages.Service, Base: pages.Service, Derive: identity})
 	b.errorPages = ingressName(t.ing.Namespace, t.ing.Name, "custom-http-errors")
-	t.addMiddleware(b.errorPages, dynamic.Middleware{"errors": map[string]any{"status": status, "service": b.fallbackName, "query": "/"}})
+	t.addMiddleware(b.errorPages, dynamic.Middleware{"errors": map[string]any{"status": status, "service": pagesName, "query": "/"}})
+}
+
+// customErrorsProblem files a problem of custom-http-errors: of the
+// Ingress's annotation when it has one; the ConfigMap's list, which
+// applies only where there is a default backend, is said once, of the
+// ConfigMap (ParseConfigMap).
+func (t *translation) customErrorsProblem(err error) {
+	if t.cfg.Backend.CustomErrorsOwn {
+		t.annotationProblem("custom-http-errors", translate.SeverityError, err)
+	}
 }
 
 // annotationProblem files a problem of one of the Ingress's annotations.

@@ -48,6 +48,11 @@ type Controller struct {
 	// given, the provider's option decides.
 	LoosePathTypes *bool
 
+	// CustomErrors are the status codes whose answers the default backend
+	// replaces (custom-http-errors), for every Ingress that does not list
+	// its own.
+	CustomErrors []int
+
 	// Closing are the keys that cannot be honoured and may keep clients
 	// out (an access key, a snippet): while one is set, the paths of
 	// every Ingress answer 403.
@@ -132,6 +137,10 @@ func (o *Options) ParseConfigMap(source string, data map[string]string) (*Contro
 		problems = append(problems, KeyProblem{Key: key, Closed: k.access || (k.snippet && !dropped), Warning: dropped,
 			Err: fmt.Errorf("%q: %w", excerpt.Text(value), err)})
 	}
+	if len(c.CustomErrors) > 0 && o.ControllerDefault == nil {
+		problems = append(problems, KeyProblem{Key: "custom-http-errors", Warning: true,
+			Err: errors.New("there is no controller default backend (defaultBackendService) to send the error responses to: it applies only to the Ingresses with a default-backend annotation")})
+	}
 	for i, p := range problems {
 		switch {
 		case p.Closed:
@@ -192,6 +201,7 @@ func (c *Config) setControllerDefaults(ctl *Controller) {
 	c.Access.Ranges.whitelist = ctl.Allow
 	c.Access.Ranges.deny = ctl.Deny
 	c.Access.Ranges.block = ctl.Block
+	c.Backend.CustomErrors = ctl.CustomErrors
 }
 
 // globalAuth is the ConfigMap's external authentication for an Ingress
@@ -217,7 +227,7 @@ func sameController(a, b *Controller) bool {
 		a.Auth.url == b.Auth.url && a.Auth.signin == b.Auth.signin && a.Auth.requestRedirect == b.Auth.requestRedirect &&
 		slices.Equal(a.Auth.responseHeaders, b.Auth.responseHeaders) && slices.Equal(a.NoAuthLocations, b.NoAuthLocations) && a.HSTS == b.HSTS &&
 		((a.LoosePathTypes == nil && b.LoosePathTypes == nil) || (a.LoosePathTypes != nil && b.LoosePathTypes != nil && *a.LoosePathTypes == *b.LoosePathTypes)) &&
-		slices.Equal(a.Closing, b.Closing) && a.missing == b.missing
+		slices.Equal(a.CustomErrors, b.CustomErrors) && slices.Equal(a.Closing, b.Closing) && a.missing == b.missing
 }
 
 // WithController is o with the ConfigMap's settings c (nil: none): its

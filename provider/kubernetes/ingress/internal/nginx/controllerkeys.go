@@ -33,6 +33,13 @@ var appliedKeys = []controllerKey{
 	{name: "proxy-connect-timeout", parse: func(v string, c *Controller) error { return keep(&c.ConnectTimeout, v, parseSeconds) }},
 	{name: "proxy-read-timeout", parse: func(v string, c *Controller) error { return keep(&c.ReadTimeout, v, parseSeconds) }},
 	{name: "proxy-send-timeout", parse: func(v string, c *Controller) error { return keep(&c.SendTimeout, v, parseSeconds) }},
+	{name: "custom-http-errors", parse: func(v string, c *Controller) error {
+		codes, err := parseStatusCodes(v)
+		if err == nil {
+			c.CustomErrors = codes
+		}
+		return err
+	}},
 	{name: "proxy-body-size", parse: func(v string, c *Controller) error {
 		n, err := parseSize(v)
 		if err == nil {

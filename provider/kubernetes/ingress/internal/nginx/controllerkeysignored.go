@@ -201,7 +201,6 @@ func ignoredKeys() []controllerKey {
 		{name: "proxy-cookie-path", parse: ignored("Traefik rewrites no cookie of the backend's answer")},
 		{name: "proxy-cookie-domain", parse: ignored("Traefik rewrites no cookie of the backend's answer")},
 		{name: "proxy-redirect-from", parse: ignored("Traefik rewrites no Location header of the backend's answer")},
-		{name: "custom-http-errors", parse: ignored("needs the controller's default backend, which sliceway does not have yet: use the custom-http-errors and default-backend annotations")},
 
 		// Limits.
 		{name: "limit-rate", parse: ignored("Traefik has no bandwidth limit among its public middlewares")},

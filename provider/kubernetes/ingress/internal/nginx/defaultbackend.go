@@ -20,6 +20,10 @@ func (t *translation) defaultBackend(db netv1.IngressBackend) {
 	c := &translate.DefaultCandidate{}
 	t.p.Default = c
 	fail := func(field string, err error) {
+		if t.controllerDefault {
+			c.Errs = []*translate.ObjectError{t.controllerDefaultProblem(err)}
+			return
+		}
 		c.Errs = []*translate.ObjectError{{Kind: "Ingress", Namespace: t.ing.Namespace, Name: t.ing.Name, Field: field, Severity: translate.SeverityError, Err: err}}
 	}
 	if db.Service == nil {
@@ -59,5 +63,8 @@ func (t *translation) defaultBackend(db netv1.IngressBackend) {
 		rt.RuleSyntax = translate.PinnedRuleSyntax
 	}
 	translate.SetObservability(rt, t.ing, db.Service.Name, key.Text())
+	if t.controllerDefault {
+		rt.Observability.Metadata.Ingress.IngressName = "" // no Ingress's
+	}
 	c.Router, c.Service = rt, svc
 }

@@ -59,6 +59,10 @@
 //	                         the fallback of its own hosts
 //	defaultbackend.go        spec.defaultBackend of an Ingress without
 //	                         rules: the catch-all candidate
+//	controllerdefault.go     the controller's default backend
+//	                         (defaultBackendService): the catch-all when
+//	                         no Ingress sets one, and custom-http-errors'
+//	                         pages
 //
 // Paths and routers:
 //

@@ -44,6 +44,10 @@ type Options struct {
 	// Controller is what the controller's ConfigMap says (nil: none is
 	// read, ingress-nginx's defaults).
 	Controller *Controller
+	// ControllerDefault is the Ingress the controller's default backend
+	// is translated from (ControllerDefaultBackend; nil: there is none):
+	// it is recognised by this pointer.
+	ControllerDefault *netv1.Ingress
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
@@ -73,6 +77,10 @@ func (o *Options) Hosts(ing *netv1.Ingress) []string {
 func Translate(env *translate.IngressEnv, opts *Options, p *translate.Part, ing *netv1.Ingress) {
 	p.Begin(ing)
 	defer translate.RecoverPart(p)
+	if ing == opts.ControllerDefault {
+		translateControllerDefault(env, opts, p, ing)
+		return
+	}
 	if opts.refusePathTypes(p, ing) {
 		return
 	}
@@ -154,6 +162,9 @@ type translation struct {
 	cfg    *Config
 	closed bool // an access annotation cannot be honoured: every path answers 403
 	output outputCount
+	// controllerDefault: ing is the controller's default backend
+	// (controllerdefault.go), not an Ingress of the cluster.
+	controllerDefault bool
 }
 
 // pathContext is one path being translated: what the builders of the
