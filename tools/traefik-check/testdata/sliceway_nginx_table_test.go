@@ -184,9 +184,13 @@ func slicewayOptionFlags(t *testing.T, v reflect.Value) (flags, manifests []stri
 	// (disableSvcExternalName), as ingress-nginx does; sliceway only with
 	// allowExternalNameServices.
 	flags = append(flags, p+"allowexternalnameservices=true")
+	var backendNamespace, backendName string
 	defer func() {
 		manifests = append(manifests, slicewayConfigMap(t, data))
 		flags = append(flags, p+"configmap="+slicewayConfigMapRef)
+		if backendName != "" {
+			flags = append(flags, p+"defaultbackendservice="+backendNamespace+"/"+backendName)
+		}
 	}()
 	for i := range v.NumField() {
 		name, f := v.Type().Field(i).Name, v.Field(i)
@@ -215,10 +219,14 @@ func slicewayOptionFlags(t *testing.T, v reflect.Value) (flags, manifests []stri
 			if f.String() != "" {
 				data["global-auth-url"] = f.String()
 			}
-		case "allowSnippetAnnotations", "defaultBackendServiceName", "defaultBackendServiceNamespace",
+		case "defaultBackendServiceNamespace":
+			backendNamespace = f.String()
+		case "defaultBackendServiceName":
+			backendName = f.String()
+		case "allowSnippetAnnotations",
 			"globalAllowedResponseHeaders", "ipAllowListStrategy", "proxyRequestBuffering":
 			// No counterpart: sliceway never runs snippets (they close the
-			// Ingress), has no controller default backend, refuses
+			// Ingress), refuses
 			// custom-headers (which globalAllowedResponseHeaders limits),
 			// reads the connection's address for source ranges, and adds
 			// no retry (which proxyRequestBuffering changes in Traefik).
