@@ -94,6 +94,8 @@ func (p *NGINXProvider) Init() error {
 		SSLPassthrough:      p.EnableSSLPassthrough,
 		AllowedAuthHosts:    slices.Clone(p.AllowedAuthHosts),
 	}, configMapRef: p.ConfigMap}
+	// No ConfigMap read yet; and a memo of what annotations read into.
+	d.opts = d.opts.WithController(nil)
 	if ns, name, ok := strings.Cut(p.DefaultBackendService, "/"); ok {
 		d.opts.ControllerDefault = nginx.ControllerDefaultBackend(ns, name)
 		d.settingsIngs = []*netv1.Ingress{d.opts.ControllerDefault}

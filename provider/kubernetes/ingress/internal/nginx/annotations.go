@@ -135,7 +135,30 @@ func ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
 // the order of their keys. Every reader of one Ingress's annotations in
 // a translation must use the same options, or they would disagree on
 // whether it is closed.
+//
+// Options made by WithController remember what each set of annotations
+// read into, so that the Ingresses with the same set (charts write a few
+// sets many times), and the neighbours that read an Ingress's
+// annotations again (hostfacts.go, canarycheck.go), share one Config:
+// what it returns must never be modified.
 func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Problem) {
+	if o == nil || o.parsed == nil {
+		return o.parseAnnotations(annotations)
+	}
+	r := o.parsed.Get(annotations, func() parsedAnnotations {
+		c, problems := o.parseAnnotations(annotations)
+		return parsedAnnotations{c, problems}
+	})
+	return r.config, r.problems
+}
+
+// parsedAnnotations is what one set of annotations read into.
+type parsedAnnotations struct {
+	config   *Config
+	problems []Problem
+}
+
+func (o *Options) parseAnnotations(annotations map[string]string) (*Config, []Problem) {
 	c := &Config{opts: o}
 	c.setDefaults()
 	var problems []Problem
@@ -169,6 +192,10 @@ func (o *Options) ParseAnnotations(annotations map[string]string) (*Config, []Pr
 	for i := range problems {
 		problems[i].Err = fmt.Errorf("%w%s", problems[i].Err, consequence(problems[i], c.Canary.Enabled))
 	}
+	// What every path of an Ingress with this set makes alike, once.
+	c.Access.Ranges.computeAllowList()
+	c.Access.CORS.computeMiddlewares()
+	c.Backend.computeMiddlewares()
 	return c, problems
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/sliceway/sliceway/config/dynamic"
 )
 
 // BackendConfig is what the backend annotations say: how the path's
@@ -40,10 +42,30 @@ type BackendConfig struct {
 	// ConfigMap's.
 	CustomErrorsOwn bool
 
-	// built is what the annotations made for the whole Ingress, once per
-	// translation: its servers transport, middlewares, the default
-	// backend's load balancer and the problems filed about them.
-	built *ingressBuild
+	// The middlewares they make for every path alike, once the whole set
+	// is read (computeMiddlewares), shared as allowList is: nil when not
+	// asked for.
+	bodySize, upstreamVHost dynamic.Middleware
+}
+
+// computeMiddlewares sets the middlewares every path of the Ingress
+// shares: proxy-body-size's and upstream-vhost's.
+func (c *BackendConfig) computeMiddlewares() {
+	// proxy-body-size: Traefik's buffering middleware answers 413 to a
+	// larger body, as nginx does. It also reads the whole request, and
+	// the whole response, before passing them on (on disk past 1MiB),
+	// where nginx streams them. 0 is no limit: no middleware. Without the
+	// annotation there is no limit (ingress-nginx's ConfigMap default is
+	// 1m).
+	if c.BodySizeSet && c.BodySize > 0 {
+		c.bodySize = dynamic.Middleware{"buffering": map[string]any{"maxRequestBodyBytes": c.BodySize}}
+	}
+	// upstream-vhost: Traefik's headers middleware sets the request's Host
+	// itself when customRequestHeaders names Host, and the load balancer
+	// (passHostHeader) sends that Host to the servers.
+	if c.UpstreamVHost != "" {
+		c.upstreamVHost = dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]any{"Host": c.UpstreamVHost}}}
+	}
 }
 
 // cookieConfig is what the session-cookie annotations say.

@@ -21,23 +21,15 @@ func (pc *pathContext) backendMiddlewares() ([]string, bool) {
 	if b := pc.build(); b.errorPages != "" {
 		names = append(names, b.errorPages)
 	}
-	// proxy-body-size: Traefik's buffering middleware answers 413 to a
-	// larger body, as nginx does. It also reads the whole request, and
-	// the whole response, before passing them on (on disk past 1MiB),
-	// where nginx streams them. 0 is no limit: no middleware. Without the
-	// annotation there is no limit (ingress-nginx's ConfigMap default is
-	// 1m).
-	if c.BodySizeSet && c.BodySize > 0 {
+	// Built once per set of annotations (BackendConfig.computeMiddlewares).
+	if c.bodySize != nil {
 		name := ingressName(pc.ing.Namespace, pc.ing.Name, "body-size")
-		pc.addMiddleware(name, dynamic.Middleware{"buffering": map[string]any{"maxRequestBodyBytes": c.BodySize}})
+		pc.addMiddleware(name, c.bodySize)
 		names = append(names, name)
 	}
-	// upstream-vhost: Traefik's headers middleware sets the request's Host
-	// itself when customRequestHeaders names Host, and the load balancer
-	// (passHostHeader) sends that Host to the servers.
-	if c.UpstreamVHost != "" {
+	if c.upstreamVHost != nil {
 		name := ingressName(pc.ing.Namespace, pc.ing.Name, "upstream-vhost")
-		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]any{"Host": c.UpstreamVHost}}})
+		pc.addMiddleware(name, c.upstreamVHost)
 		names = append(names, name)
 	}
 	return names, true

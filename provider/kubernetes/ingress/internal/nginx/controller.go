@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
 // Controller is what the controller's ConfigMap says (ingress-nginx's
@@ -232,8 +233,10 @@ func sameController(a, b *Controller) bool {
 
 // WithController is o with the ConfigMap's settings c (nil: none): its
 // strict-validate-path-type, when given, decides over the provider's
-// option.
+// option. It remembers what sets of annotations read into in a memo of
+// its own (ParseAnnotations): options that differ never share one.
 func (o Options) WithController(c *Controller) Options {
+	o.parsed = translate.NewSetMemo[parsedAnnotations](AnnotationPrefix)
 	o.Controller = c
 	if c != nil && c.LoosePathTypes != nil {
 		o.LoosePathTypes = *c.LoosePathTypes

@@ -42,10 +42,12 @@ func translateControllerDefault(env *translate.IngressEnv, opts *Options, p *tra
 		// Every Ingress is closed: the catch-all is not served either.
 		return
 	}
-	cfg, _ := opts.ParseAnnotations(nil)
+	parsed, _ := opts.ParseAnnotations(nil)
 	// It is where error pages come from: its own errors are its answers.
+	// (A copy: what ParseAnnotations gives is shared.)
+	cfg := *parsed
 	cfg.Backend.CustomErrors = nil
-	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: cfg, controllerDefault: true}
+	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: &cfg, controllerDefault: true}
 	t.defaultBackend(netv1.IngressBackend{Service: &netv1.IngressServiceBackend{
 		Name: ing.Spec.DefaultBackend.Service.Name, Port: t.controllerDefaultPort()}})
 }

@@ -18,6 +18,13 @@ type corsConfig struct {
 	expose      []string
 	credentials bool
 	maxAge      int
+
+	// The middlewares they make, once the whole set is read
+	// (computeMiddlewares), shared as the source ranges' are:
+	// middleware the headers one, credentials the one that adds
+	// Access-Control-Allow-Credentials to answers for any origin; nil
+	// when not needed.
+	middleware, credentialsHeader dynamic.Middleware
 }
 
 // ingress-nginx's defaults.
@@ -124,8 +131,24 @@ func parseCORSList(v string, item *regexp.Regexp, what string, def []string) ([]
 // is left.
 func (pc *pathContext) cors() []string {
 	c := &pc.cfg.Access.CORS
-	if !c.enabled || len(c.origins) == 0 {
+	if c.middleware == nil {
 		return nil
+	}
+	var names []string
+	if c.credentialsHeader != nil {
+		name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors-credentials")
+		pc.addMiddleware(name, c.credentialsHeader)
+		names = append(names, name)
+	}
+	name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors")
+	pc.addMiddleware(name, c.middleware)
+	return append(names, name)
+}
+
+// computeMiddlewares sets the middlewares of CORS, when it is on.
+func (c *corsConfig) computeMiddlewares() {
+	if !c.enabled || len(c.origins) == 0 {
+		return
 	}
 	h := map[string]any{
 		"accessControlAllowMethods": c.methods,
@@ -135,15 +158,12 @@ func (pc *pathContext) cors() []string {
 	if len(c.expose) > 0 {
 		h["accessControlExposeHeaders"] = c.expose
 	}
-	var names []string
 	if len(c.origins) == 1 && c.origins[0] == "*" {
 		h["accessControlAllowOriginList"] = []string{"*"}
 		if c.credentials {
-			name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors-credentials")
-			pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{
+			c.credentialsHeader = dynamic.Middleware{"headers": map[string]any{
 				"customResponseHeaders": map[string]string{"Access-Control-Allow-Credentials": "true"},
-			}})
-			names = append(names, name)
+			}}
 		}
 	} else {
 		var exact, patterns []string
@@ -165,9 +185,7 @@ func (pc *pathContext) cors() []string {
 			h["accessControlAllowCredentials"] = true
 		}
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors")
-	pc.addMiddleware(name, dynamic.Middleware{"headers": h})
-	return append(names, name)
+	c.middleware = dynamic.Middleware{"headers": h}
 }
 
 // originPattern is the regular expression of an origin with a wildcard

@@ -19,6 +19,12 @@ import (
 // whatever the annotations say.
 type sourceRangeConfig struct {
 	allow, whitelist, deny, block []netip.Prefix
+	// allowList is the ipAllowList middleware they make, once the whole
+	// set is read (computeAllowList): nil when no range is given. Shared
+	// by every Ingress with the same annotations, and from one render to
+	// the next (ParseAnnotations' memo), so that comparing two
+	// configurations finds it equal at once.
+	allowList dynamic.Middleware
 }
 
 // maxSourceRanges bounds a source range list, so that the complement of
@@ -90,7 +96,18 @@ func parseSourceRange(item string) (netip.Prefix, error) {
 
 // sourceRanges is the ipAllowList of the path: nil when no range is given.
 func (pc *pathContext) sourceRanges() []string {
-	r := &pc.cfg.Access.Ranges
+	mw := pc.cfg.Access.Ranges.allowList
+	if mw == nil {
+		return nil
+	}
+	name := ingressName(pc.ing.Namespace, pc.ing.Name, "source-range")
+	pc.addMiddleware(name, mw)
+	return []string{name}
+}
+
+// computeAllowList sets allowList: the allowed ranges less the denied
+// and blocked ones.
+func (r *sourceRangeConfig) computeAllowList() {
 	allow := r.allow
 	if allow == nil {
 		allow = r.whitelist
@@ -100,7 +117,8 @@ func (pc *pathContext) sourceRanges() []string {
 		deny = slices.Concat(r.deny, r.block)
 	}
 	if allow == nil && deny == nil {
-		return nil
+		r.allowList = nil
+		return
 	}
 	if allow == nil {
 		allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
@@ -115,9 +133,7 @@ func (pc *pathContext) sourceRanges() []string {
 		// (and the router with it), so this is one no client can match.
 		out = []string{"255.255.255.255/32"}
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "source-range")
-	pc.addMiddleware(name, dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": out}})
-	return []string{name}
+	r.allowList = dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": out}}
 }
 
 // mapped4 is where IPv4 addresses sit among IPv6 ones. Traefik (Go's

@@ -48,6 +48,11 @@ type Options struct {
 	// is translated from (ControllerDefaultBackend; nil: there is none):
 	// it is recognised by this pointer.
 	ControllerDefault *netv1.Ingress
+
+	// parsed remembers what sets of annotations read into under these
+	// options (ParseAnnotations); WithController gives each Options a
+	// memo of its own, nil elsewhere.
+	parsed *translate.SetMemo[parsedAnnotations]
 }
 
 // Hosts are the hosts of ing's rules: its part reads the other Ingresses
@@ -165,6 +170,10 @@ type translation struct {
 	// controllerDefault: ing is the controller's default backend
 	// (controllerdefault.go), not an Ingress of the cluster.
 	controllerDefault bool
+	// built is what the backend annotations made for the whole Ingress,
+	// once: its servers transport, middlewares, the default backend's
+	// load balancer and the problems filed about them (transport.go).
+	built *ingressBuild
 }
 
 // pathContext is one path being translated: what the builders of the

@@ -71,13 +71,12 @@ type ingressBuild struct {
 
 // build is what the backend annotations make for the Ingress, once.
 func (t *translation) build() *ingressBuild {
-	c := &t.cfg.Backend
-	if c.built == nil {
-		c.built = &ingressBuild{}
-		t.buildTransport(c.built)
-		t.buildDefaultBackend(c.built)
+	if t.built == nil {
+		t.built = &ingressBuild{}
+		t.buildTransport(t.built)
+		t.buildDefaultBackend(t.built)
 	}
-	return c.built
+	return t.built
 }
 
 // tlsProtocol says whether the servers are reached with TLS.

@@ -462,11 +462,16 @@ func (m *annotationMemo[T]) parse(annotations map[string]string, parse func(map[
 // can pass for more annotations): what decoding them depends on, errors
 // included (they name the annotations as written).
 func annotationKey(annotations map[string]string) string {
+	return annotationSetKey(annotations, AnnotationPrefix)
+}
+
+// annotationSetKey is annotationKey for the annotations under prefix.
+func annotationSetKey(annotations map[string]string, prefix string) string {
 	var buf [8]string
 	names := buf[:0]
 	size := 0
 	for name, value := range annotations {
-		if strings.HasPrefix(name, AnnotationPrefix) {
+		if strings.HasPrefix(name, prefix) {
 			names = append(names, name)
 			size += len(name) + len(value) + 2*binaryLenMax
 		}
