@@ -149,17 +149,19 @@ func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[transla
 	// The Ingresses to translate are in the host index before any is
 	// translated, so that each reads the others as they are now.
 	var ings []*netv1.Ingress
+	var hosts [][]string
 	for key := range dirty {
 		ing := r.lookUp(getter, key)
 		if ing == nil || !r.serves(ing) {
 			continue
 		}
 		ings = append(ings, ing)
-		st.hosts.add(ing, r.dialect.hosts(ing))
+		hosts = append(hosts, r.dialect.hosts(ing))
+		st.hosts.add(ing, hosts[len(hosts)-1])
 	}
-	for _, ing := range ings {
+	for i, ing := range ings {
 		key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
-		news = append(news, ps.translate(ing, ps.plan(ing)))
+		news = append(news, ps.translate(ing, ps.plan(ing), hosts[i]))
 		r.stats.Parts++
 		r.stats.Translated++
 		if was[key] != ing {

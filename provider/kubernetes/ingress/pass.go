@@ -61,9 +61,10 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 }
 
 // translate builds the part of one served Ingress, from the client's plan
-// of it (nil: none), with the entries of the Service ports it uses.
-func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan) *ingressPart {
-	p := &ingressPart{hosts: ps.r.dialect.hosts(ing), settings: ps.r.isSettings(ing)}
+// of it (nil: none), with the entries of the Service ports it uses; hosts
+// are dialect.hosts(ing), which the caller put in the host index.
+func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan, hosts []string) *ingressPart {
+	p := &ingressPart{hosts: hosts, settings: ps.r.isSettings(ing)}
 	ps.cur, ps.entrySet = p, nil
 	ps.r.dialect.translate(&ps.tr, &p.Part, ing, pl)
 	ps.cur, ps.entrySet = nil, nil

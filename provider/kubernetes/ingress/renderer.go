@@ -145,14 +145,16 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	ps := r.newPass(snap, prevEntries)
 	byKey := make([]*ingressPart, 0, len(ings))
 	served := make([]bool, len(ings))
+	hosts := make([][]string, len(ings))
 	for i, ing := range ings {
 		if served[i] = r.serves(ing); served[i] {
-			r.st.hosts.add(ing, r.dialect.hosts(ing))
+			hosts[i] = r.dialect.hosts(ing)
+			r.st.hosts.add(ing, hosts[i])
 		}
 	}
 	for i, ing := range ings {
 		if served[i] {
-			byKey = append(byKey, ps.translate(ing, plans[i]))
+			byKey = append(byKey, ps.translate(ing, plans[i], hosts[i]))
 		}
 	}
 	r.stats.Translated += len(byKey)
