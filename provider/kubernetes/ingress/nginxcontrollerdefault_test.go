@@ -48,10 +48,15 @@ func TestControllerDefaultBackendIsNoIngress(t *testing.T) {
 		assert.NotContains(t, res.Configuration.HTTP.Routers, nginx.DefaultRouterName)
 		assert.Len(t, res.Ingresses, 1)
 	})
-	t.Run("the option must name namespace/name", func(t *testing.T) {
+	t.Run("the option must name namespace/name, of a watched namespace", func(t *testing.T) {
 		np := &NGINXProvider{}
 		np.SetDefaults()
 		np.DefaultBackendService = "pages"
 		assert.EqualError(t, np.Init(), `defaultBackendService: "pages": must be namespace/name`)
+		np.DefaultBackendService = "ingress-nginx/pages"
+		np.Namespaces = []string{"shop", "blog"}
+		assert.EqualError(t, np.Init(), `defaultBackendService: "ingress-nginx/pages": namespace ingress-nginx is not watched (namespaces: shop, blog)`)
+		np.Namespaces = append(np.Namespaces, "ingress-nginx")
+		assert.NoError(t, np.Init())
 	})
 }

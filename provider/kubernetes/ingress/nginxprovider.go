@@ -72,6 +72,11 @@ func (p *NGINXProvider) Validate() error {
 		if err := checkObjectRef(p.DefaultBackendService); err != nil {
 			return fmt.Errorf("defaultBackendService: %w", err)
 		}
+		// Its Service is read from the watched namespaces: one outside
+		// them would never be found.
+		if ns, _, _ := strings.Cut(p.DefaultBackendService, "/"); len(p.Namespaces) > 0 && !slices.Contains(p.Namespaces, ns) {
+			return fmt.Errorf("defaultBackendService: %q: namespace %s is not watched (namespaces: %s)", p.DefaultBackendService, ns, strings.Join(p.Namespaces, ", "))
+		}
 	}
 	if err := nginx.CheckAuthHosts(p.AllowedAuthHosts); err != nil {
 		return fmt.Errorf("allowedAuthHosts: %w", err)
