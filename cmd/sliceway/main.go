@@ -1,5 +1,24 @@
 // Command sliceway renders Traefik v3 dynamic configuration from the
 // Ingresses, Services and EndpointSlices of a Kubernetes cluster.
+//
+// Its files, one job each:
+//
+//	main.go, version.go        the commands (render, watch, serve, version)
+//	options.go, input.go,      the configuration: flags, SLICEWAY_ variables
+//	source.go, emptylists.go,  or a file, strict values, unknown flags with
+//	suggest.go, help.go        the nearest name, each command's help
+//	providers.go, live.go      which providers run, started on a cluster, the
+//	                           manifests or the demo
+//	follow.go                  the manifests followed as they change on disk
+//	render.go                  one configuration, printed
+//	merge.go, mergetls.go      the providers' configurations as one, with one
+//	                           TLS option per host across them
+//	serve.go, listener.go,     serve: /api/config, /healthz, /metrics, the
+//	credentials.go, reload.go  connection cap, mutual TLS or a token, files
+//	                           read again when they change
+//	stream.go, streamdelta.go, the stream the Traefik plugin reads: whole
+//	streamlimit.go             configurations or deltas, and its caps
+//	metrics.go                 the Prometheus metrics
 package main
 
 import (
