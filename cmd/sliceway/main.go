@@ -7,10 +7,12 @@
 //	options.go, input.go,      the configuration: flags, SLICEWAY_ variables
 //	source.go, emptylists.go,  or a file, strict values, unknown flags with
 //	suggest.go, help.go        the nearest name, each command's help
-//	providers.go, live.go      which providers run, started on a cluster, the
-//	                           manifests or the demo
+//	providers.go               which providers run, and on which cluster (a
+//	                           real one, the manifests or the demo)
+//	live.go                    starting them; watch: each new configuration
+//	                           to stdout or a file written whole
 //	follow.go                  the manifests followed as they change on disk
-//	render.go                  one configuration, printed
+//	render.go                  render: one configuration, printed
 //	merge.go, mergetls.go      the providers' configurations as one, with one
 //	                           TLS option per host across them
 //	serve.go, listener.go,     serve: /api/config, /healthz, /metrics, the
