@@ -84,5 +84,10 @@ func compareIngressAge(a, b *netv1.Ingress) int {
 	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}
+	return compareIngressKeys(a, b)
+}
+
+// compareIngressKeys orders Ingresses by their keys (namespace, then name).
+func compareIngressKeys(a, b *netv1.Ingress) int {
 	return translate.CompareKeys(translate.Key{Namespace: a.Namespace, Name: a.Name}, translate.Key{Namespace: b.Namespace, Name: b.Name})
 }

@@ -191,9 +191,7 @@ func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*translate.Plan) {
 			ings = append(ings, ing)
 		}
 	}
-	slices.SortFunc(ings, func(a, b *netv1.Ingress) int {
-		return translate.CompareKeys(translate.Key{Namespace: a.Namespace, Name: a.Name}, translate.Key{Namespace: b.Namespace, Name: b.Name})
-	})
+	slices.SortFunc(ings, compareIngressKeys)
 	return ings, make([]*translate.Plan, len(ings))
 }
 

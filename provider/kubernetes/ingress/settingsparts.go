@@ -42,9 +42,7 @@ func (r *Renderer) lookUp(getter ingressGetter, key translate.Key) *netv1.Ingres
 // plans) to ings and their plans, keeping the order of their keys.
 func (r *Renderer) withSettingsIngresses(ings []*netv1.Ingress, plans []*translate.Plan) ([]*netv1.Ingress, []*translate.Plan) {
 	for _, ing := range r.dialect.settingsIngresses() {
-		at, _ := slices.BinarySearchFunc(ings, ing, func(a, b *netv1.Ingress) int {
-			return translate.CompareKeys(translate.Key{Namespace: a.Namespace, Name: a.Name}, translate.Key{Namespace: b.Namespace, Name: b.Name})
-		})
+		at, _ := slices.BinarySearchFunc(ings, ing, compareIngressKeys)
 		ings = slices.Insert(ings, at, ing)
 		plans = slices.Insert(plans, at, nil)
 	}

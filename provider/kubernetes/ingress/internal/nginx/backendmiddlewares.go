@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	netv1 "k8s.io/api/networking/v1"
-
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
@@ -45,11 +43,7 @@ func (pc *pathContext) backendMiddlewares() ([]string, bool) {
 func (t *translation) buildDefaultBackend(b *ingressBuild) {
 	c := &t.cfg.Backend
 	if c.DefaultBackend != "" {
-		port := netv1.ServiceBackendPort{}
-		if svc := t.env.Snapshot.Service(t.ing.Namespace, c.DefaultBackend); svc != nil && len(svc.Spec.Ports) > 0 {
-			port.Number = svc.Spec.Ports[0].Port
-		}
-		key := translate.PortKey{Service: translate.Key{Namespace: t.ing.Namespace, Name: c.DefaultBackend}, Port: port}
+		key := t.firstPort(t.ing.Namespace, c.DefaultBackend)
 		name := serviceName(key)
 		lb := t.env.LoadBalancer(key, name)
 		switch {

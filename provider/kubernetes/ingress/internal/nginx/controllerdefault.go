@@ -48,19 +48,21 @@ func translateControllerDefault(env *translate.IngressEnv, opts *Options, p *tra
 	cfg := *parsed
 	cfg.Backend.CustomErrors = nil
 	t := &translation{env: env, opts: opts, p: p, ing: ing, cfg: &cfg, controllerDefault: true}
+	name := ing.Spec.DefaultBackend.Service.Name
 	t.defaultBackend(netv1.IngressBackend{Service: &netv1.IngressServiceBackend{
-		Name: ing.Spec.DefaultBackend.Service.Name, Port: t.controllerDefaultPort()}})
+		Name: name, Port: t.firstPort(ing.Namespace, name).Port}})
 }
 
-// controllerDefaultPort is the port ingress-nginx takes of the default
-// backend's Service: its first. None when the Service is missing (its
-// load balancer then says so, and its arrival translates again).
-func (t *translation) controllerDefaultPort() netv1.ServiceBackendPort {
-	d := t.opts.ControllerDefault.Spec.DefaultBackend.Service
-	if svc := t.env.Snapshot.Service(t.opts.ControllerDefault.Namespace, d.Name); svc != nil && len(svc.Spec.Ports) > 0 {
-		return netv1.ServiceBackendPort{Number: svc.Spec.Ports[0].Port}
+// firstPort is the Service port ingress-nginx takes of a default
+// backend (the default-backend annotation's, the controller's): the
+// Service's first. No port when the Service is missing: its load balancer
+// then says so, and its arrival translates again.
+func (t *translation) firstPort(namespace, name string) translate.PortKey {
+	key := translate.PortKey{Service: translate.Key{Namespace: namespace, Name: name}}
+	if svc := t.env.Snapshot.Service(namespace, name); svc != nil && len(svc.Spec.Ports) > 0 {
+		key.Port.Number = svc.Spec.Ports[0].Port
 	}
-	return netv1.ServiceBackendPort{}
+	return key
 }
 
 // controllerDefaultBackend is the load balancer of the controller's
@@ -69,7 +71,7 @@ func (t *translation) controllerDefaultPort() netv1.ServiceBackendPort {
 // missing, or has no servers).
 func (t *translation) controllerDefaultBackend() (*translate.LoadBalancer, string) {
 	d := t.opts.ControllerDefault
-	key := translate.PortKey{Service: translate.Key{Namespace: d.Namespace, Name: d.Spec.DefaultBackend.Service.Name}, Port: t.controllerDefaultPort()}
+	key := t.firstPort(d.Namespace, d.Spec.DefaultBackend.Service.Name)
 	name := serviceName(key)
 	lb := t.env.LoadBalancer(key, name)
 	if lb.Err != nil || (lb.NoServers() && !t.env.AllowEmptyServices) {
