@@ -15,10 +15,32 @@ import (
 // Ingress of its host and path). It is empty for the Traefik-style
 // dialect. An incremental render translates again every part that shares
 // a host with an Ingress that changed (hostIndex.peers), so that a part
-// never reads a stale neighbour.
-type hostIndex map[string]map[translate.Key]*netv1.Ingress
+// never reads a stale neighbour; a full render takes a part of the last
+// render again only when the lists of its hosts are the lists it read
+// (samePeers).
+//
+// Each list is sorted as parts are (compareIngressAge) and is never
+// modified once made: add and remove make a new list, so that a list a
+// translation read, or a render state kept, stays what it was.
+type hostIndex map[string][]*netv1.Ingress
 
-// add records ing under hosts (again: the latest object wins).
+// newHostIndex indexes the Ingresses ings under their hosts (hosts[i]
+// are those of ings[i]; an Ingress without hosts is skipped), sorting
+// each list once: what a full render builds before it translates.
+func newHostIndex(ings []*netv1.Ingress, hosts [][]string) hostIndex {
+	x := hostIndex{}
+	for i, ing := range ings {
+		for _, h := range hosts[i] {
+			x[h] = append(x[h], ing)
+		}
+	}
+	for _, list := range x {
+		slices.SortFunc(list, compareIngressAge)
+	}
+	return x
+}
+
+// add records ing under hosts, in place of any Ingress of its key there.
 func (x *hostIndex) add(ing *netv1.Ingress, hosts []string) {
 	if len(hosts) == 0 {
 		return
@@ -28,54 +50,60 @@ func (x *hostIndex) add(ing *netv1.Ingress, hosts []string) {
 	}
 	key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
 	for _, h := range hosts {
-		m := (*x)[h]
-		if m == nil {
-			m = map[translate.Key]*netv1.Ingress{}
-			(*x)[h] = m
-		}
-		m[key] = ing
+		list := without((*x)[h], key)
+		i, _ := slices.BinarySearchFunc(list, ing, compareIngressAge)
+		(*x)[h] = slices.Insert(list, i, ing)
 	}
 }
 
 // remove forgets the Ingress key under hosts.
 func (x hostIndex) remove(key translate.Key, hosts []string) {
 	for _, h := range hosts {
-		if m := x[h]; m != nil {
-			delete(m, key)
-			if len(m) == 0 {
-				delete(x, h)
-			}
+		if list := without(x[h], key); len(list) > 0 {
+			x[h] = list
+		} else {
+			delete(x, h)
 		}
 	}
+}
+
+// without is a new list of the Ingresses of list but the one of key
+// (list itself is left as it is).
+func without(list []*netv1.Ingress, key translate.Key) []*netv1.Ingress {
+	out := make([]*netv1.Ingress, 0, len(list)+1) // room for add's insert
+	for _, ing := range list {
+		if ing.Namespace != key.Namespace || ing.Name != key.Name {
+			out = append(out, ing)
+		}
+	}
+	return out
 }
 
 // peers adds to dirty the Ingresses recorded under hosts.
 func (x hostIndex) peers(hosts []string, dirty map[translate.Key]struct{}) {
 	for _, h := range hosts {
-		for key := range x[h] {
-			dirty[key] = struct{}{}
+		for _, ing := range x[h] {
+			dirty[translate.Key{Namespace: ing.Namespace, Name: ing.Name}] = struct{}{}
 		}
 	}
 }
 
-// lookup is what translation reads of the index (IngressEnv.Hosts): the
-// Ingresses of a host, the oldest first (then by key), each list sorted
-// once per pass. The index must not change while a pass translates.
-func (x *hostIndex) lookup() func(host string) []*netv1.Ingress {
-	sorted := map[string][]*netv1.Ingress{}
-	return func(host string) []*netv1.Ingress {
-		if list, ok := sorted[host]; ok {
-			return list
+// samePeers says whether y holds under each of hosts the very list of
+// Ingresses x does.
+func (x hostIndex) samePeers(y hostIndex, hosts []string) bool {
+	for _, h := range hosts {
+		if !slices.Equal(x[h], y[h]) {
+			return false
 		}
-		m := (*x)[host]
-		list := make([]*netv1.Ingress, 0, len(m))
-		for _, ing := range m {
-			list = append(list, ing)
-		}
-		slices.SortFunc(list, compareIngressAge)
-		sorted[host] = list
-		return list
 	}
+	return true
+}
+
+// lookup is what translation reads of the index (IngressEnv.Hosts): the
+// Ingresses of a host, the oldest first (then by key). Translation must
+// not modify the lists.
+func (x *hostIndex) lookup() func(host string) []*netv1.Ingress {
+	return func(host string) []*netv1.Ingress { return (*x)[host] }
 }
 
 // compareIngressAge orders Ingresses as parts are ordered: the oldest

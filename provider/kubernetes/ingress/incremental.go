@@ -195,8 +195,7 @@ type lbSwap struct {
 // not a thousand translations. When a user must be translated again,
 // refresh changes nothing and says false.
 func (ps *pass) refresh(svc translate.Key) ([]lbSwap, bool) {
-	st, allowEmpty := ps.r.st, ps.r.opts.AllowEmptyServices
-	usable := func(en *serviceEntry) bool { return en.lb.Err == nil && (allowEmpty || !en.lb.NoServers()) }
+	st, usable := ps.r.st, ps.r.usable
 	users := st.svcUsers[svc]
 	var olds []*serviceEntry
 	for _, p := range users {

@@ -23,7 +23,8 @@ import (
 // TestIncrementalMatchesFull drives random changes through real informers
 // and checks after each one that the incremental render equals a full
 // translation of the same caches, byte for byte, errors included, and that
-// it says "changed" exactly when the configuration changed.
+// it says "changed" exactly when the configuration changed. One render in
+// five is a full one, which takes again the parts nothing reached.
 //
 // SLICEWAY_INCREMENTAL_SEEDS=N runs N seeds instead of 3, for a longer hunt.
 func TestIncrementalMatchesFull(t *testing.T) {
@@ -92,6 +93,11 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		what := c.step()
 		c.wait()
 		checkIndex(t, client)
+		if step%5 == 4 {
+			// A full render now and then, which takes the parts of the
+			// Ingresses the changes since the last did not reach (reuse.go).
+			changes.All()
+		}
 		got, changed := r.Render(client.Snapshot(), changes)
 		checkParts(t, r, what)
 		// The reference is a full render, through both kinds of snapshot.
@@ -123,4 +129,5 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 	st := r.Stats()
 	t.Logf("renders: %+v", st)
 	require.Greater(t, st.Incremental, 250, "most renders should be incremental")
+	require.Greater(t, st.Reused, 70*services/2, "full renders should take most parts of the render before")
 }

@@ -52,7 +52,7 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 			ps.lbs.IndexOptions = o
 		}
 	}
-	ps.tr = translate.IngressEnv{Snapshot: snap, PlanOptions: r.planOpts, AllowEmptyServices: r.opts.AllowEmptyServices,
+	ps.tr = translate.IngressEnv{Snapshot: readRecorder{snap, ps}, PlanOptions: r.planOpts, AllowEmptyServices: r.opts.AllowEmptyServices,
 		Memos: &r.memos, LoadBalancer: ps.loadBalancer, Hosts: r.st.hosts.lookup()}
 	if pr, ok := snap.(planReader); ok {
 		ps.plans = pr

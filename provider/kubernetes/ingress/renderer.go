@@ -69,8 +69,12 @@ type RenderStats struct {
 	// Parts is how many Ingresses the incremental renders translated.
 	Parts int
 	// Translated is how many Ingresses all renders translated, full ones
-	// included (each served Ingress once per full render).
+	// included.
 	Translated int
+	// Reused is how many parts full renders took from the render before
+	// instead of translating their Ingresses again (nothing they were
+	// built from had changed).
+	Reused int
 	// Refreshed is how many load balancers incremental renders rebuilt
 	// after a change of their Service, EndpointSlices or the Nodes
 	// without translating the Ingresses that use them again (nothing
@@ -137,36 +141,47 @@ func (r *Renderer) incrementalOrFull(snap Snapshot, getter ingressGetter, set ch
 func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
 	r.loc = locate(r.opts, snap)
+	prevDialect, prev := r.dialect, r.st
 	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
 	r.classes = r.readClasses(snap)
 	ings, plans := r.withSettingsIngresses(ingressesByKey(snap))
-	prevEntries := r.st.entries
 	r.st = newRenderState(len(ings))
-	ps := r.newPass(snap, prevEntries)
-	byKey := make([]*ingressPart, 0, len(ings))
-	served := make([]bool, len(ings))
-	hosts := make([][]string, len(ings))
+	ps := r.newPass(snap, prev.entries)
+	var served []*netv1.Ingress
+	var servedPlans []*translate.Plan
+	var hosts [][]string
 	for i, ing := range ings {
-		if served[i] = r.serves(ing); served[i] {
-			hosts[i] = r.dialect.hosts(ing)
-			r.st.hosts.add(ing, hosts[i])
+		if r.serves(ing) {
+			served, servedPlans = append(served, ing), append(servedPlans, plans[i])
+			hosts = append(hosts, r.dialect.hosts(ing))
 		}
 	}
-	for i, ing := range ings {
-		if served[i] {
-			byKey = append(byKey, ps.translate(ing, plans[i], hosts[i]))
+	r.st.hosts = newHostIndex(served, hosts)
+	// The last render's parts are worth a look only under the same
+	// settings (a dialect is a comparable value that settings returns
+	// again while nothing of it changed).
+	canReuse := r.conf != nil && prevDialect == r.dialect
+	byKey := make([]*ingressPart, 0, len(served))
+	for i, ing := range served {
+		if canReuse {
+			if p := ps.reuse(prev, ing, hosts[i]); p != nil {
+				byKey = append(byKey, p)
+				r.stats.Reused++
+				continue
+			}
 		}
+		byKey = append(byKey, ps.translate(ing, servedPlans[i], hosts[i]))
+		r.stats.Translated++
 	}
-	r.stats.Translated += len(byKey)
 	r.st.served = slices.SortedFunc(slices.Values(byKey), compareParts)
 	for _, p := range byKey {
 		r.st.record(p)
 	}
-	prev := r.conf
+	prevConf := r.conf
 	r.conf = r.asm.full(r.st, byKey)
 	translate.PruneCertificates(&r.memos, r.st.secUsers)
 	r.ingresses = nil
-	return r.result(), prev == nil || !sameConfiguration(prev, r.conf)
+	return r.result(), prevConf == nil || !sameConfiguration(prevConf, r.conf)
 }
 
 // ingressesByKey lists the Ingresses of snap in the order of their keys,

@@ -25,6 +25,7 @@ type ingressPart struct {
 	hosts    []string // the hosts whose other Ingresses the part read (dialect.hosts)
 	entries  []*serviceEntry
 	entryBuf [1]*serviceEntry // room for the one entry of most Ingresses
+	read     []objectRead     // the Services and Secrets translation looked up (reuse.go)
 	// settings: the part of a settings Ingress (settingsparts.go), not of
 	// an Ingress of the cluster.
 	settings bool
@@ -91,10 +92,11 @@ func (s *renderState) add(news []*ingressPart) {
 	}
 }
 
-// record records what p depends on and what of it is reported.
+// record records what p depends on and what of it is reported. p's
+// Ingress is in the host index already: it was put there before any part
+// was translated, so that each read its neighbours as they are now.
 func (s *renderState) record(p *ingressPart) {
 	s.parts[p.Key] = p
-	s.hosts.add(p.Ingress, p.hosts)
 	for _, en := range p.entries {
 		en.users++
 		if en.users == 1 {

@@ -253,6 +253,17 @@ func RecoverPart(p *Part) {
 	}
 }
 
+// Panicked says whether the translation of p panicked (RecoverPart):
+// what it read before is not known in full, so it is never taken again as
+// it is.
+func (p *Part) Panicked() bool {
+	if len(p.Errs) != 1 {
+		return false
+	}
+	_, ok := p.Errs[0].Err.(*TranslationPanic)
+	return ok
+}
+
 // complete gives the part of the Ingress planned as pl its load
 // balancers and certificates.
 func (t *IngressEnv) complete(p *Part, pl *Plan) {
