@@ -87,17 +87,23 @@ type certRef struct {
 // outcome of names that cross from one group to another does not depend
 // on the order of the informers' lists.
 func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configuration {
-	routers := 0
+	// The maps are made at their sizes: a full render fills them at once.
+	routers, services, middlewares := 0, 0, 0
 	for _, p := range st.served {
 		routers += len(p.Routers)
+		services += len(p.Services)
+		middlewares += len(p.Middlewares)
 	}
 	*a = assembly{
 		names:  a.names,
-		groups: make(map[string]*routerGroup, routers), svcRefs: make(map[string]svcRef, routers),
+		groups: make(map[string]*routerGroup, routers), svcRefs: make(map[string]svcRef, routers+services),
 		certRefs: map[string]*certRef{}, rulePlaced: make(map[string]int32, routers),
 		errGroups: map[*routerGroup][]*ObjectError{}, dirty: true,
 	}
-	out := newFullOutput(routers)
+	if middlewares > 0 {
+		a.extras.middlewares = make(map[string]*extraRef[dynamic.Middleware], middlewares)
+	}
+	out := newFullOutput(routers, routers+services)
 	a.checkTLSHosts(st.served)
 	var order []*routerGroup // first met, in key order of the Ingresses
 	for _, p := range byKey {

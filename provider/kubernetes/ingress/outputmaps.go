@@ -29,8 +29,8 @@ type fullOutput struct {
 	services map[string]*dynamic.Service
 }
 
-func newFullOutput(size int) *fullOutput {
-	return &fullOutput{routers: make(map[string]*dynamic.Router, size), services: make(map[string]*dynamic.Service, size)}
+func newFullOutput(routers, services int) *fullOutput {
+	return &fullOutput{routers: make(map[string]*dynamic.Router, routers), services: make(map[string]*dynamic.Service, services)}
 }
 
 func (o *fullOutput) router(name string) *dynamic.Router   { return o.routers[name] }

@@ -21,12 +21,12 @@ func (pc *pathContext) backendMiddlewares() ([]string, bool) {
 	}
 	// Built once per set of annotations (BackendConfig.computeMiddlewares).
 	if c.bodySize != nil {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "body-size")
+		name := pc.ingressName("body-size")
 		pc.addMiddleware(name, c.bodySize)
 		names = append(names, name)
 	}
 	if c.upstreamVHost != nil {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "upstream-vhost")
+		name := pc.ingressName("upstream-vhost")
 		pc.addMiddleware(name, c.upstreamVHost)
 		names = append(names, name)
 	}
@@ -93,7 +93,7 @@ func (t *translation) buildDefaultBackend(b *ingressBuild) {
 	}
 	identity := func(s *dynamic.Service) *dynamic.Service { return s }
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: pagesName, Service: pages.Service, Base: pages.Service, Derive: identity})
-	b.errorPages = ingressName(t.ing.Namespace, t.ing.Name, "custom-http-errors")
+	b.errorPages = t.ingressName("custom-http-errors")
 	t.addMiddleware(b.errorPages, dynamic.Middleware{"errors": map[string]any{"status": status, "service": pagesName, "query": "/"}})
 }
 

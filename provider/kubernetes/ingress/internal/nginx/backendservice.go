@@ -2,7 +2,6 @@ package nginx
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,9 +70,37 @@ func (t *serverTweak) key() string {
 // name of a load balancer) becomes with the changes key says: one for
 // every path of the Ingress that changes base alike.
 func (pc *pathContext) sharedName(what, base, key string) string {
-	h := fnv.New32a()
-	h.Write([]byte(base + "\x00" + key))
-	return ingressName(pc.ing.Namespace, pc.ing.Name, fmt.Sprintf("%s-%s-%08x", what, strings.TrimPrefix(base, NamePrefix), h.Sum32()))
+	// name(what-base-hash), the hash FNV-1a of base, a zero byte and key,
+	// built in one piece: every path of a full render names one.
+	sum := fnv1a(fnv1a(fnv1a(fnvOffset, base), "\x00"), key)
+	base = strings.TrimPrefix(base, NamePrefix)
+	var b strings.Builder
+	b.Grow(len(pc.namePrefix()) + len(what) + len(base) + 10)
+	b.WriteString(pc.namePrefix())
+	b.WriteString(what)
+	b.WriteByte('-')
+	b.WriteString(base)
+	b.WriteByte('-')
+	var hex [8]byte
+	for i := range hex {
+		hex[i] = "0123456789abcdef"[sum>>(28-4*i)&0xf]
+	}
+	b.Write(hex[:])
+	return b.String()
+}
+
+// fnvOffset and fnvPrime are those of 32-bit FNV-1a (hash/fnv).
+const (
+	fnvOffset uint32 = 2166136261
+	fnvPrime  uint32 = 16777619
+)
+
+// fnv1a continues the 32-bit FNV-1a hash h with the bytes of s.
+func fnv1a(h uint32, s string) uint32 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * fnvPrime
+	}
+	return h
 }
 
 // addShared adds a service of the part once, however many paths name it.

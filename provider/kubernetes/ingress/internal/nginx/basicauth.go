@@ -124,7 +124,7 @@ func (pc *pathContext) basicAuth() ([]string, bool) {
 	if err == nil {
 		var users []string
 		if users, err = htpasswdUsers(s, b.secretType); err == nil {
-			name := ingressName(pc.ing.Namespace, pc.ing.Name, "basic-auth")
+			name := pc.ingressName("basic-auth")
 			mw := map[string]any{"users": users}
 			if b.realm != "" {
 				mw["realm"] = b.realm

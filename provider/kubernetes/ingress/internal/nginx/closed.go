@@ -18,7 +18,7 @@ const closedRange = "255.255.255.255/32"
 
 // closedRouters gives the path routers that answer 403 to everyone.
 func (pc *pathContext) closedRouters() {
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "closed")
+	name := pc.ingressName("closed")
 	pc.addMiddleware(name, dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": []string{closedRange}}})
 	pc.answeringRouters(name, []string{name})
 }
@@ -31,7 +31,7 @@ func (pc *pathContext) closedRouters() {
 // answer: nginx returns them before it looks for an upstream.
 func (pc *pathContext) unavailableRouters() {
 	red, _ := pc.redirects()
-	pc.answeringRouters(ingressName(pc.ing.Namespace, pc.ing.Name, "unavailable"), red)
+	pc.answeringRouters(pc.ingressName("unavailable"), red)
 }
 
 // answeringRouters gives the path routers, on its host and each alias,

@@ -136,11 +136,11 @@ func (pc *pathContext) cors() []string {
 	}
 	var names []string
 	if c.credentialsHeader != nil {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors-credentials")
+		name := pc.ingressName("cors-credentials")
 		pc.addMiddleware(name, c.credentialsHeader)
 		names = append(names, name)
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "cors")
+	name := pc.ingressName("cors")
 	pc.addMiddleware(name, c.middleware)
 	return append(names, name)
 }

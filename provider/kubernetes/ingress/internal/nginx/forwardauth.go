@@ -173,7 +173,7 @@ func (pc *pathContext) forwardAuth() ([]string, bool) {
 	if f.url == "" && (f.signin != "" || f.responseHeaders != nil) {
 		pc.annotationProblem("auth-url", translate.SeverityWarning, errors.New("auth-signin and auth-response-headers need auth-url: ignored without it"))
 	}
-	name := func(suffix string) string { return ingressName(pc.ing.Namespace, pc.ing.Name, suffix) }
+	name := func(suffix string) string { return pc.ingressName(suffix) }
 	ctl := pc.opts.controller()
 	if g := ctl.globalAuth(f); g != nil && !slices.Contains(ctl.NoAuthLocations, pc.path.Path) {
 		f, name = g, controllerName

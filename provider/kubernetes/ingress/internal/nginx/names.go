@@ -24,10 +24,18 @@ const (
 // serviceName is the name of a Service port's load balancer.
 func serviceName(key translate.PortKey) string { return NamePrefix + key.ServiceName() }
 
-// ingressName is the name of something one Ingress defines for all its
-// paths (a CORS policy, an allow list), suffix saying what.
-func ingressName(namespace, name, suffix string) string {
-	return NamePrefix + translate.Normalize(namespace+"-"+name) + "_" + suffix
+// ingressName is the name of something the Ingress being translated
+// defines for all its paths (a CORS policy, an allow list), suffix saying
+// what: NamePrefix, the Ingress's namespace and name, "_", suffix.
+func (t *translation) ingressName(suffix string) string { return t.namePrefix() + suffix }
+
+// namePrefix is what ingressName puts before its suffix, made once per
+// Ingress.
+func (t *translation) namePrefix() string {
+	if t.ingressPrefix == "" {
+		t.ingressPrefix = NamePrefix + translate.Normalize(t.ing.Namespace+"-"+t.ing.Name) + "_"
+	}
+	return t.ingressPrefix
 }
 
 // controllerName is the name of something the controller's ConfigMap

@@ -137,7 +137,7 @@ func (pc *pathContext) plainOnly() []string {
 	if (!pc.facts.tls || !c.SSLRedirect) && !c.ForceSSLRedirect {
 		return nil
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "ssl-redirect")
+	name := pc.ingressName("ssl-redirect")
 	pc.addMiddleware(name, dynamic.Middleware{"redirectScheme": map[string]any{"scheme": "https", "permanent": true}})
 	return []string{name}
 }
@@ -157,7 +157,7 @@ func (pc *pathContext) rewrites() ([]string, bool) {
 	}
 	var names []string
 	if c.XForwardedPrefix != "" {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "x-forwarded-prefix")
+		name := pc.ingressName("x-forwarded-prefix")
 		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{
 			"customRequestHeaders": map[string]any{"X-Forwarded-Prefix": c.XForwardedPrefix},
 		}})

@@ -82,7 +82,7 @@ func (pc *pathContext) rateLimits() []string {
 	l := &pc.cfg.Access.Limits
 	var names []string
 	if l.connections > 0 {
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "limit-connections")
+		name := pc.ingressName("limit-connections")
 		// By client address, not by requested host (see above).
 		pc.addMiddleware(name, dynamic.Middleware{"inFlightReq": map[string]any{
 			"amount": l.connections, "sourceCriterion": map[string]any{"ipStrategy": map[string]any{"depth": 0}},
@@ -97,7 +97,7 @@ func (pc *pathContext) rateLimits() []string {
 		if r.rate <= 0 {
 			continue
 		}
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, r.suffix)
+		name := pc.ingressName(r.suffix)
 		// nginx's burst is the rate times the multiplier, taken at once
 		// (nodelay); Traefik's burst is the bucket's size, the same.
 		pc.addMiddleware(name, dynamic.Middleware{"rateLimit": map[string]any{

@@ -127,7 +127,7 @@ func (pc *pathContext) redirects() ([]string, bool) {
 		// nginx tests $uri = / (no query) and answers 302 to GET and the
 		// others alike; Traefik answers 307 to the others. The name says
 		// which Ingress of the host it comes from.
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "app-root-"+translate.Normalize(from))
+		name := pc.ingressName("app-root-" + translate.Normalize(from))
 		pc.addMiddleware(name, dynamic.Middleware{"redirectRegex": map[string]any{
 			"regex": rootURL, "replacement": "${1}" + root,
 		}})
@@ -139,7 +139,7 @@ func (pc *pathContext) redirects() ([]string, bool) {
 			// nginx makes a path absolute on the request's scheme and host.
 			replacement = "${1}://${2}" + to
 		}
-		name := ingressName(pc.ing.Namespace, pc.ing.Name, "redirect")
+		name := pc.ingressName("redirect")
 		// The regex takes the whole URL; a request for the target itself
 		// is sent on (Traefik does not redirect to the same URL).
 		pc.addMiddleware(name, dynamic.Middleware{"redirectRegex": map[string]any{
@@ -197,7 +197,7 @@ func (pc *pathContext) wwwRouters(svc routedService) {
 	if err := translate.CheckHost(from); err != nil {
 		return
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "www-redirect-"+translate.Normalize(pc.host))
+	name := pc.ingressName("www-redirect-" + translate.Normalize(pc.host))
 	pc.addMiddleware(name, dynamic.Middleware{"redirectRegex": map[string]any{
 		"regex":       hostURL,
 		"replacement": "${1}://" + pc.host + "${2}${3}", "permanent": true,

@@ -100,7 +100,7 @@ func (pc *pathContext) sourceRanges() []string {
 	if mw == nil {
 		return nil
 	}
-	name := ingressName(pc.ing.Namespace, pc.ing.Name, "source-range")
+	name := pc.ingressName("source-range")
 	pc.addMiddleware(name, mw)
 	return []string{name}
 }

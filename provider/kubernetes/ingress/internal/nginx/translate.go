@@ -174,6 +174,9 @@ type translation struct {
 	// once: its servers transport, middlewares, the default backend's
 	// load balancer and the problems filed about them (transport.go).
 	built *ingressBuild
+	// ingressPrefix starts the names of what the Ingress defines
+	// (ingressName).
+	ingressPrefix string
 }
 
 // pathContext is one path being translated: what the builders of the

@@ -113,7 +113,7 @@ func (t *translation) buildTransport(b *ingressBuild) {
 		b.closed = true
 		return
 	}
-	b.transport = ingressName(t.ing.Namespace, t.ing.Name, "transport")
+	b.transport = t.ingressName("transport")
 	t.p.Transports = append(t.p.Transports, translate.NamedTransport{Name: b.transport, Transport: tr})
 }
 

@@ -467,17 +467,20 @@ func annotationKey(annotations map[string]string) string {
 
 // annotationSetKey is annotationKey for the annotations under prefix.
 func annotationSetKey(annotations map[string]string, prefix string) string {
+	return string(appendAnnotationSet(nil, annotations, prefix))
+}
+
+// appendAnnotationSet appends to b the key of the annotations under
+// prefix: each name and value, by name, with their lengths.
+func appendAnnotationSet(b []byte, annotations map[string]string, prefix string) []byte {
 	var buf [8]string
 	names := buf[:0]
-	size := 0
-	for name, value := range annotations {
+	for name := range annotations {
 		if strings.HasPrefix(name, prefix) {
 			names = append(names, name)
-			size += len(name) + len(value) + 2*binaryLenMax
 		}
 	}
 	slices.Sort(names)
-	b := make([]byte, 0, size)
 	for _, name := range names {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
@@ -485,8 +488,5 @@ func annotationSetKey(annotations map[string]string, prefix string) string {
 		b = binary.AppendUvarint(b, uint64(len(value)))
 		b = append(b, value...)
 	}
-	return string(b)
+	return b
 }
-
-// binaryLenMax is the most bytes a length takes as a uvarint.
-const binaryLenMax = binary.MaxVarintLen64

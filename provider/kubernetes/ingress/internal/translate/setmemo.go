@@ -22,9 +22,17 @@ func NewSetMemo[V any](prefix string) *SetMemo[V] { return &SetMemo[V]{prefix: p
 // Get is decode()'s value for the set of annotations (those under the
 // memo's prefix), decoded once for each set.
 func (m *SetMemo[V]) Get(annotations map[string]string, decode func() V) V {
-	key := annotationSetKey(annotations, m.prefix)
+	// The key is built on the stack and looked up as it is: a string of
+	// it is made only to remember a set.
+	var buf [512]byte
+	key := appendAnnotationSet(buf[:0], annotations, m.prefix)
 	m.mu.Lock()
-	v, ok := m.sets.get(key, maxAnnotationSets)
+	v, ok := m.sets.current[string(key)]
+	if !ok {
+		if v, ok = m.sets.older[string(key)]; ok {
+			m.sets.put(string(key), v, maxAnnotationSets)
+		}
+	}
 	m.mu.Unlock()
 	if ok {
 		return v
@@ -32,7 +40,7 @@ func (m *SetMemo[V]) Get(annotations map[string]string, decode func() V) V {
 	v = decode()
 	m.mu.Lock()
 	m.decoded++
-	m.sets.put(key, v, maxAnnotationSets)
+	m.sets.put(string(key), v, maxAnnotationSets)
 	m.mu.Unlock()
 	return v
 }
