@@ -47,7 +47,7 @@ func newMetrics() *metrics {
 		}, []string{"kind"}),
 		translated: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "sliceway_ingresses_translated_total",
-			Help: "Ingresses translated by renders: every served one in a full render, those that depend on the changed objects in an incremental one.",
+			Help: "Ingresses translated by renders: in a full render every served one whose last part cannot be taken again, in an incremental one those that depend on the changed objects.",
 		}),
 		refreshed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "sliceway_load_balancers_refreshed_total",

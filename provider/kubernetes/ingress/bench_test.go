@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -574,6 +575,7 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 			}
 			b.StopTimer()
 			synced := heapStats()
+			writeHeapProfile(b)
 			heap += float64(synced.HeapInuse) - float64(base.HeapInuse)
 			live += float64(synced.HeapAlloc) - float64(base.HeapAlloc)
 			objects += float64(synced.HeapObjects) - float64(base.HeapObjects)
@@ -590,6 +592,25 @@ func BenchmarkHeapAfterSync(b *testing.B) {
 		b.ReportMetric(objects/float64(b.N)/1e3, "kobjects")
 		b.ReportMetric(kept/float64(b.N)/(1<<20), "renderer-MB")
 	})
+}
+
+// writeHeapProfile writes the heap profile to the file
+// SLICEWAY_BENCH_HEAP_PROFILE names, if any: where the bytes live once the
+// informers synced (go tool pprof -sample_index=inuse_space); the fake
+// clientset's own copy of the cluster is in it too, under its tracker.
+func writeHeapProfile(b *testing.B) {
+	path := os.Getenv("SLICEWAY_BENCH_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // heapStats are the memory statistics after a collection.
