@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ var Controllers = []string{
 	"serviceaccount-controller",
 }
 
+// PodControllers are the controllers that turn Deployments into pods
+// (ExtraControllers), which a PodRunner then runs.
+var PodControllers = []string{"deployment-controller", "replicaset-controller"}
+
 // ServiceCIDR is the Services' cluster IP range.
 const ServiceCIDR = "10.96.0.0/16"
 
@@ -52,6 +57,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Logf, when set, is told of progress.
 	Logf func(format string, args ...any)
+	// ExtraControllers are controllers of kube-controller-manager to run
+	// besides Controllers: PodControllers for pods made from Deployments.
+	ExtraControllers []string
 }
 
 // ControlPlane is a running control plane.
@@ -274,7 +282,7 @@ func (c *ControlPlane) APIServerCPU() (time.Duration, error) {
 func (c *ControlPlane) startControllerManager(ctx context.Context) error {
 	p, err := startProc("kube-controller-manager", c.opts.Binary, []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--controllers=" + strings.Join(Controllers, ","),
+		"--controllers=" + strings.Join(append(slices.Clone(Controllers), c.opts.ExtraControllers...), ","),
 		"--service-account-private-key-file=" + c.pki.saKeyFile,
 		"--use-service-account-credentials=false",
 		"--leader-elect=false",

@@ -10,10 +10,10 @@ import (
 // StartForTest starts a control plane in a temporary directory of t and
 // stops it when t ends, whether it passed, failed or panicked. When t
 // failed, the end of each component's log is written to the test log.
-func StartForTest(t testing.TB, binary, pidDir string) *ControlPlane {
+func StartForTest(t testing.TB, binary, pidDir string, extraControllers ...string) *ControlPlane {
 	t.Helper()
 	dir := t.TempDir()
-	c, err := Start(context.Background(), Options{Binary: binary, Dir: dir, PIDDir: pidDir, Logf: t.Logf})
+	c, err := Start(context.Background(), Options{Binary: binary, Dir: dir, PIDDir: pidDir, Logf: t.Logf, ExtraControllers: extraControllers})
 	if err != nil {
 		logTails(t, dir)
 		t.Fatalf("starting the control plane: %v", err)
