@@ -64,6 +64,7 @@ type ingressSpec struct {
 	namespace, name string
 	host, path      string
 	service         string // backend service, port http
+	port            string // the backend port's name, when it is not http
 	tlsSecret       string
 	annotations     map[string]string
 }
@@ -74,6 +75,10 @@ func createIngress(t *testing.T, cp *controlplane.ControlPlane, s ingressSpec) *
 	path := s.path
 	if path == "" {
 		path = "/"
+	}
+	port := s.port
+	if port == "" {
+		port = "http"
 	}
 	ing := &netv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: s.name, Annotations: s.annotations},
@@ -86,7 +91,7 @@ func createIngress(t *testing.T, cp *controlplane.ControlPlane, s ingressSpec) *
 						Path:     path,
 						PathType: &prefix,
 						Backend: netv1.IngressBackend{Service: &netv1.IngressServiceBackend{
-							Name: s.service, Port: netv1.ServiceBackendPort{Name: "http"},
+							Name: s.service, Port: netv1.ServiceBackendPort{Name: port},
 						}},
 					}},
 				}},
