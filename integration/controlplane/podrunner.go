@@ -20,10 +20,10 @@ import (
 )
 
 // PodRunner does for the pods of a control plane what the scheduler and a
-// kubelet do, with an echo server (echo.go) in place of each pod's
-// containers: it binds each pod to its Node, gives it an address of its
-// own, starts an echo server on each port the pod serves, and reports the
-// pod running and ready, so that kube-controller-manager's EndpointSlice
+// kubelet do, with echo servers (echo.go, grpcecho.go) in place of each
+// pod's containers: it binds each pod to its Node, gives it an address of
+// its own, starts the servers its containers would run (podservers.go),
+// and reports the pod running and ready, so that kube-controller-manager's EndpointSlice
 // controller writes slices of addresses a proxy can reach. A pod being
 // deleted stops its servers, gives its address back and is removed, as
 // its kubelet would confirm.
@@ -57,10 +57,6 @@ type PodRunnerOptions struct {
 	// (default 10.244.0.0/16). The API server refuses loopback addresses
 	// in EndpointSlices: these are private addresses of the namespace.
 	Subnet netip.Prefix
-	// DefaultPorts are the ports served for a pod whose containers
-	// declare none: by default those of the Gateway API conformance
-	// suite's echo server (3000, and 3001 for HTTP/2 without TLS).
-	DefaultPorts []int32
 	// Logf, when set, is told of each pod started and stopped.
 	Logf func(format string, args ...any)
 }
@@ -68,7 +64,7 @@ type PodRunnerOptions struct {
 // runningPod is a pod the runner started: its address and servers.
 type runningPod struct {
 	addr    netip.Addr
-	servers []*echoServer
+	servers []echoServer
 }
 
 // RunPods starts a PodRunner; Stop ends it.
@@ -79,9 +75,6 @@ func (c *ControlPlane) RunPods(ctx context.Context, opts PodRunnerOptions) (*Pod
 	if !opts.Subnet.IsValid() {
 		opts.Subnet = netip.MustParsePrefix("10.244.0.0/16")
 	}
-	if opts.DefaultPorts == nil {
-		opts.DefaultPorts = []int32{3000, 3001}
-	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -91,7 +84,9 @@ func (c *ControlPlane) RunPods(ctx context.Context, opts PodRunnerOptions) (*Pod
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &PodRunner{c: c, opts: opts, cancel: cancel, done: make(chan struct{}), running: map[string]*runningPod{}, next: first,
-		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
+		// A pod waiting for a volume's object is tried again soon, as a
+		// kubelet does.
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 2*time.Second))}
 	factory := informers.NewSharedInformerFactory(c.client, 0)
 	inf := factory.Core().V1().Pods().Informer()
 	enqueue := func(obj any) {
@@ -186,7 +181,7 @@ func (r *PodRunner) sync(ctx context.Context, key string) error {
 	p := r.running[key]
 	r.mu.Unlock()
 	if p == nil {
-		if p, err = r.start(pod); err != nil {
+		if p, err = r.start(ctx, pod); err != nil {
 			return err
 		}
 	}
@@ -208,8 +203,12 @@ func (r *PodRunner) bind(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // start gives pod an address and its servers.
-func (r *PodRunner) start(pod *corev1.Pod) (*runningPod, error) {
+func (r *PodRunner) start(ctx context.Context, pod *corev1.Pod) (*runningPod, error) {
 	key := pod.Namespace + "/" + pod.Name
+	specs, err := r.podServers(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
 	r.mu.Lock()
 	addr := r.take()
 	r.mu.Unlock()
@@ -223,20 +222,27 @@ func (r *PodRunner) start(pod *corev1.Pod) (*runningPod, error) {
 		return nil, fmt.Errorf("adding %s to lo: %v: %s", addr, err, out)
 	}
 	p := &runningPod{addr: addr}
-	for _, port := range r.ports(pod) {
-		s, err := startEcho(net.JoinHostPort(addr.String(), strconv.Itoa(int(port))), pod.Namespace, pod.Name)
+	who := echoPod{namespace: pod.Namespace, name: pod.Name}
+	var ports []int32
+	for _, spec := range specs {
+		l, err := net.Listen("tcp", net.JoinHostPort(addr.String(), strconv.Itoa(int(spec.port))))
 		if err != nil {
 			r.mu.Lock()
 			r.release(key, p)
 			r.mu.Unlock()
 			return nil, err
 		}
-		p.servers = append(p.servers, s)
+		if spec.kind == grpcServer {
+			p.servers = append(p.servers, startGRPCEcho(l, who, spec.tls))
+		} else {
+			p.servers = append(p.servers, startHTTPEcho(l, who, spec.kind == h2cServer, spec.tls))
+		}
+		ports = append(ports, spec.port)
 	}
 	r.mu.Lock()
 	r.running[key] = p
 	r.mu.Unlock()
-	r.opts.Logf("pod %s runs at %s, ports %v", key, addr, r.ports(pod))
+	r.opts.Logf("pod %s runs at %s, ports %v", key, addr, ports)
 	return p, nil
 }
 
@@ -274,23 +280,6 @@ func (r *PodRunner) take() netip.Addr {
 	}
 	r.next = a.Next()
 	return a
-}
-
-// ports are the TCP ports the pod's containers declare, or the default
-// ones when they declare none.
-func (r *PodRunner) ports(pod *corev1.Pod) []int32 {
-	var ports []int32
-	for _, c := range pod.Spec.Containers {
-		for _, p := range c.Ports {
-			if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
-				ports = append(ports, p.ContainerPort)
-			}
-		}
-	}
-	if len(ports) == 0 {
-		return r.opts.DefaultPorts
-	}
-	return ports
 }
 
 // podReady says whether the pod's Ready condition is true.

@@ -1,0 +1,67 @@
+package controlplane
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEchoHandler checks what the conformance suite reads of an echo
+// answer: the request as it came (the path too, slashes and all), the
+// pod, the response headers X-Echo-Set-Header asks for, /status/<code>,
+// and ?delay=.
+func TestEchoHandler(t *testing.T) {
+	srv := httptest.NewServer(echoHandler(echoPod{namespace: "ns", name: "pod-1"}, "3000"))
+	defer srv.Close()
+
+	req, err := http.NewRequest(http.MethodPut, srv.URL+"//a/./b?x=1", nil)
+	require.NoError(t, err)
+	req.Host = "example.com"
+	req.Header.Add("X-Echo-Set-Header", "X-One: 1, x-two: 2")
+	req.Header.Add("X-Echo-Set-Header", "X-One: again")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var reply EchoReply
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&reply))
+	assert.Equal(t, EchoReply{Path: "//a/./b?x=1", Host: "example.com", Method: http.MethodPut, Protocol: "HTTP/1.1",
+		Headers: reply.Headers, HTTPPort: "3000", Namespace: "ns", Pod: "pod-1"}, reply)
+	assert.Equal(t, []string{"1,again"}, resp.Header["X-One"])
+	assert.Equal(t, "2", resp.Header.Get("X-Two"))
+
+	resp, err = http.Get(srv.URL + "/status/418")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusTeapot, resp.StatusCode)
+
+	start := time.Now()
+	resp, err = http.Get(srv.URL + "/slow?delay=200ms")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
+	resp, err = http.Get(srv.URL + "/slow?delay=soon")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+}
+
+// TestIsEchoBasic checks which images run the conformance echo.
+func TestIsEchoBasic(t *testing.T) {
+	for image, want := range map[string]bool{
+		"registry.k8s.io/gateway-api/echo-basic:v1.5.1":     true,
+		"registry.k8s.io/gateway-api/echo-basic@sha256:abc": true,
+		"echo-basic": true,
+		"registry.k8s.io/coredns/coredns:v1.12.2":              false,
+		"registry.invalid/echo-basic-lookalike:1":              false,
+		"registry.k8s.io/gateway-api/conformance/echo-basic:1": true,
+	} {
+		assert.Equal(t, want, isEchoBasic(image), image)
+	}
+}
