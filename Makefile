@@ -143,11 +143,15 @@ kubectl:
 # module). The launcher is built first so the build does not eat the timeout;
 # the test packages are named, since ./... would also rebuild all of
 # Kubernetes with the race detector for the commands, which have no tests.
+# The tests that send requests through a real Traefik run the binary
+# tools/traefik/binary builds (the one check-traefik's end-to-end suite
+# built already; several minutes the first time otherwise).
 test-integration: controlplane
 	@unformatted=$$(cd integration && gofmt -l .); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed in integration/:"; echo "$$unformatted"; exit 1; fi
 	cd integration && $(GO) vet ./...
-	cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) $(GO) test -race -count=1 -timeout 40m -v . ./controlplane ./cmd/devcluster
+	traefik=$$(bash tools/traefik/binary) && cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) SLICEWAY_TRAEFIK=$$traefik \
+	  $(GO) test -race -count=1 -timeout 40m -v . ./controlplane ./cmd/devcluster
 
 # A local control plane with the bundled demo cluster applied (or
 # DEMO_MANIFESTS: comma-separated absolute paths of YAML files or

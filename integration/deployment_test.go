@@ -126,12 +126,7 @@ func TestDeploymentManifest(t *testing.T) {
 	mounts := mountSecrets(t, cp, "sliceway", pod, c)
 	tmounts := mountSecrets(t, cp, "traefik", tpod, tc)
 
-	// The binary, built from this checkout's main module.
-	bin := filepath.Join(t.TempDir(), "sliceway")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/sliceway")
-	build.Dir = ".."
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "building sliceway")
+	bin := buildSliceway(t)
 
 	// The container's arguments, with the port moved to a free one (the
 	// host kept: every interface), the Secret's files where the test wrote
@@ -371,6 +366,18 @@ func get(client *http.Client, url string) (int, []byte) {
 	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, body
+}
+
+// buildSliceway builds the sliceway binary from this checkout's main
+// module into a directory of t, and returns its path.
+func buildSliceway(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sliceway")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/sliceway")
+	build.Dir = ".."
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "building sliceway")
+	return bin
 }
 
 // freeAddr is an address of 127.0.0.1, "127.0.0.1:port", whose port was

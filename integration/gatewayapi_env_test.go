@@ -44,14 +44,8 @@ func TestConformanceEnvironment(t *testing.T) {
 	if !inNetworkNamespace(t) {
 		return
 	}
-	cp := controlplane.StartForTest(t, launcher, pidDir, controlplane.PodControllers...)
-	applyFile(t, cp, rbacManifest)
-	createNodes(t, cp)
-	createIngressClass(t, cp)
+	cp, _ := startPodCluster(t)
 	installGatewayAPI(t, cp)
-	runner, err := cp.RunPods(ctx, controlplane.PodRunnerOptions{Node: "node-a"})
-	require.NoError(t, err)
-	t.Cleanup(runner.Stop)
 
 	ca := createConformanceSecrets(t, cp)
 	pods := applyConformanceBase(t, cp, "sliceway")

@@ -30,39 +30,9 @@ func TestPodRunner(t *testing.T) {
 	if !inNetworkNamespace(t) {
 		return
 	}
-	cp := controlplane.StartForTest(t, launcher, pidDir, controlplane.PodControllers...)
-	applyFile(t, cp, rbacManifest)
-	createNodes(t, cp)
-	createIngressClass(t, cp)
-	runner, err := cp.RunPods(ctx, controlplane.PodRunnerOptions{Node: "node-a", Logf: t.Logf})
-	require.NoError(t, err)
-	t.Cleanup(runner.Stop)
-
+	cp, runner := startPodCluster(t)
 	const ns = "echo"
-	require.NoError(t, cp.CreateNamespace(ctx, ns))
-	createService(t, cp, ns, "echo", "echo")
-	createIngress(t, cp, ingressSpec{namespace: ns, name: "echo", host: "echo.example.com", service: "echo"})
-	replicas := int32(2)
-	labels := map[string]string{"app": "echo"}
-	dep := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "echo"},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: &replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{Name: "echo", Image: "registry.invalid/echo:1",
-						Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 3000}}}},
-					AutomountServiceAccountToken: new(false),
-				},
-			},
-		},
-	}
-	_, err = cp.Client().AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{})
-	require.NoError(t, err)
-	pods, err := cp.WaitForReadyPods(ctx, ns, "app=echo", 2, 2*time.Minute)
-	require.NoError(t, err)
+	pods := createEchoApp(t, cp, ns)
 	names := []string{pods[0].Name, pods[1].Name}
 	for _, p := range pods {
 		assert.Equal(t, "node-a", p.Spec.NodeName)
@@ -90,12 +60,7 @@ func TestPodRunner(t *testing.T) {
 	require.Len(t, answered, 2, "each server answers as its own pod")
 
 	// One replica: the pod that goes stops, and so does its server.
-	one := int32(1)
-	scale, err := cp.Client().AppsV1().Deployments(ns).GetScale(ctx, "echo", metav1.GetOptions{})
-	require.NoError(t, err)
-	scale.Spec.Replicas = one
-	_, err = cp.Client().AppsV1().Deployments(ns).UpdateScale(ctx, "echo", scale, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	scaleDeployment(t, cp, ns, "echo", 1)
 	cfg = run.waitFor(t, "one pod's server", time.Minute, echoServers(1))
 	left := echo(t, servers(cfg, ns+"-echo-http")[0]+"/", "echo.example.com").Pod
 	for _, p := range pods {
@@ -107,6 +72,71 @@ func TestPodRunner(t *testing.T) {
 			assert.False(t, runner.Address(ns, p.Name).IsValid())
 		}
 	}
+}
+
+// startPodCluster starts a control plane whose pods run (the deployment
+// and replica set controllers, a PodRunner on node-a), with the shipped
+// RBAC, Nodes node-a and node-b and sliceway's IngressClass: what the
+// tests with pods share. Call it in a network namespace of the test's own
+// (inNetworkNamespace).
+func startPodCluster(t *testing.T) (*controlplane.ControlPlane, *controlplane.PodRunner) {
+	t.Helper()
+	cp := controlplane.StartForTest(t, launcher, pidDir, controlplane.PodControllers...)
+	applyFile(t, cp, rbacManifest)
+	createNodes(t, cp)
+	createIngressClass(t, cp)
+	runner, err := cp.RunPods(ctx, controlplane.PodRunnerOptions{Node: "node-a", Logf: t.Logf})
+	require.NoError(t, err)
+	t.Cleanup(runner.Stop)
+	return cp, runner
+}
+
+// createEchoApp creates in namespace ns (new) Service echo, an Ingress
+// of host echo.example.com to it, and its Deployment of two replicas, and
+// returns the pods once they are ready.
+func createEchoApp(t *testing.T, cp *controlplane.ControlPlane, ns string) []corev1.Pod {
+	t.Helper()
+	require.NoError(t, cp.CreateNamespace(ctx, ns))
+	createService(t, cp, ns, "echo", "echo")
+	createIngress(t, cp, ingressSpec{namespace: ns, name: "echo", host: "echo.example.com", service: "echo"})
+	createEchoDeployment(t, cp, ns, 2)
+	pods, err := cp.WaitForReadyPods(ctx, ns, "app=echo", 2, 2*time.Minute)
+	require.NoError(t, err)
+	return pods
+}
+
+// createEchoDeployment creates Deployment echo in ns: replicas pods
+// labelled app=echo, each serving port http (3000).
+func createEchoDeployment(t *testing.T, cp *controlplane.ControlPlane, ns string, replicas int32) {
+	t.Helper()
+	labels := map[string]string{"app": "echo"}
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "echo"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "echo", Image: "registry.invalid/echo:1",
+						Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 3000}}}},
+					AutomountServiceAccountToken: new(false),
+				},
+			},
+		},
+	}
+	_, err := cp.Client().AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// scaleDeployment sets the replicas of Deployment ns/name.
+func scaleDeployment(t *testing.T, cp *controlplane.ControlPlane, ns, name string, replicas int32) {
+	t.Helper()
+	scale, err := cp.Client().AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	scale.Spec.Replicas = replicas
+	_, err = cp.Client().AppsV1().Deployments(ns).UpdateScale(ctx, name, scale, metav1.UpdateOptions{})
+	require.NoError(t, err)
 }
 
 // echo sends a GET to rawURL for host and decodes the echo server's reply.
