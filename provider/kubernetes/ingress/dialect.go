@@ -11,6 +11,9 @@ import (
 // the load balancers, the render state and the assembly): which
 // Ingresses a provider serves and what each becomes. The Traefik-style
 // provider's is traefikDialect; the ingress-nginx one's is nginxDialect.
+// A dialect is a comparable value (a pointer, or a struct of comparable
+// fields): a full render compares the one settings returns with the last
+// render's to know whether the last render's parts may be taken again.
 type dialect interface {
 	// name is the provider's name in its messages and logs.
 	name() string
