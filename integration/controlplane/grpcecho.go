@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"crypto/tls"
-	"encoding/pem"
 	"errors"
 	"net"
 
@@ -70,12 +69,11 @@ func (e *grpcEcho) echo(ctx context.Context, method string, in *pb.EchoRequest) 
 		if !ok || !isTLS {
 			return nil, errors.New("no TLS information of the connection")
 		}
-		cs := info.State
-		t := &pb.TLSAssertions{Version: tlsVersionName(cs.Version), NegotiatedProtocol: cs.NegotiatedProtocol,
-			ServerName: cs.ServerName, CipherSuite: tls.CipherSuiteName(cs.CipherSuite)}
-		for _, c := range cs.PeerCertificates {
-			t.PeerCertificates = append(t.PeerCertificates, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})))
-		}
+		// What the HTTP echo reports of a TLS connection, in the gRPC
+		// echo's message.
+		e := echoTLS(&info.State)
+		t := &pb.TLSAssertions{Version: e.Version, NegotiatedProtocol: e.NegotiatedProtocol, ServerName: e.ServerName,
+			CipherSuite: e.CipherSuite, PeerCertificates: e.PeerCertificates}
 		a.TlsAssertions = t
 	}
 	return &pb.EchoResponse{Assertions: a, Request: in}, nil
