@@ -291,8 +291,8 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 			// ingress-nginx: nothing to say.
 		case owner != nil:
 			a.dirty = true
-			a.dbErrs = append(a.dbErrs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: "spec.defaultBackend", Severity: SeverityError,
-				Err: fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.Key)})
+			a.dbErrs = append(a.dbErrs, p.ObjectError("spec.defaultBackend", SeverityError,
+				fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.Key)))
 		case c.Router == nil:
 			a.dirty = true
 			a.dbErrs = append(a.dbErrs, c.Errs...)

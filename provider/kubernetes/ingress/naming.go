@@ -54,8 +54,8 @@ func (a *assembly) settle(out outputMaps) bool {
 // the name (the caller just looked).
 func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free bool, pr *translate.Router) bool {
 	if !free && out.router(name) != nil {
-		taken := &ObjectError{Kind: "Ingress", Namespace: pr.Part.Ingress.Namespace, Name: pr.Part.Ingress.Name, Field: pr.Path.String(), Severity: SeverityError,
-			Err: fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", excerpt.Text(name))}
+		taken := pr.Part.ObjectError(pr.Path.String(), SeverityError,
+			fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", excerpt.Text(name)))
 		switch {
 		case g.named(name): // by an older path of this group
 			a.errGroups[g] = append(a.errGroups[g], taken)

@@ -50,10 +50,10 @@ func (a *assembly) settleTies(out outputMaps) {
 			winner := kept[i]
 			a.unplace(out, c.name)
 			c.g.placed = slices.DeleteFunc(c.g.placed, func(pl placement) bool { return pl.name == c.name })
-			ing := c.pr.Part.Ingress
-			a.tieErrs = append(a.tieErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: c.pr.Path.String(), Severity: SeverityError,
-				Err: fmt.Errorf("Ingress %s/%s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
-					winner.pr.Part.Ingress.Namespace, winner.pr.Part.Ingress.Name, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))})
+			older := winner.pr.Part
+			a.tieErrs = append(a.tieErrs, c.pr.Part.ObjectError(c.pr.Path.String(), SeverityError,
+				fmt.Errorf("%s %s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
+					older.Kind, older.Key, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))))
 		}
 	}
 	a.dirty = true

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	netv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
@@ -19,16 +20,17 @@ const (
 	DefaultBackendName = "default-backend"
 )
 
-// Part is what one served Ingress contributes: its routers, its
-// default-backend candidate, its certificates and its problems, and the
-// Secrets it depends on. The Service ports it depends on are those it
+// Part is what one served object contributes (an Ingress, or a Gateway
+// API route): its routers, its default-backend candidate, its
+// certificates and its problems, and the Secrets it depends on. The Service ports it depends on are those it
 // asked IngressEnv.LoadBalancer for; the caller keeps track of them.
 type Part struct {
 	Key         Key
-	createdSec  int64 // the creation time, for the order of parts
+	Kind        string // of the object: KindIngress, or a Gateway API route's kind
+	createdSec  int64  // the creation time, for the order of parts
 	createdNsec int32
-	Ingress     *netv1.Ingress
-	Routers     []Router // never appended to once translated: the assembly points into it
+	Ingress     *netv1.Ingress // nil for another kind of object
+	Routers     []Router       // never appended to once translated: the assembly points into it
 	Errs        []*ObjectError
 	Default     *DefaultCandidate
 	Certs       []CertUse
@@ -60,7 +62,7 @@ func CompareParts(a, b *Part) int {
 	if c := cmp.Or(cmp.Compare(a.createdSec, b.createdSec), cmp.Compare(a.createdNsec, b.createdNsec)); c != 0 {
 		return c
 	}
-	return CompareKeys(a.Key, b.Key)
+	return cmp.Or(CompareKeys(a.Key, b.Key), cmp.Compare(a.Kind, b.Kind))
 }
 
 // Router is the router of one path of a part, before the assembly names
@@ -179,8 +181,25 @@ func (p *Part) ReplaceService(old, nu *dynamic.Service) (swaps []ServiceSwap) {
 // Begin makes p the part of ing, with nothing in it yet: what a dialect's
 // translation starts from.
 func (p *Part) Begin(ing *netv1.Ingress) {
-	p.Key, p.Ingress = Key{ing.Namespace, ing.Name}, ing
-	p.createdSec, p.createdNsec = ing.CreationTimestamp.Unix(), int32(ing.CreationTimestamp.Nanosecond())
+	p.BeginObject(KindIngress, ing)
+	p.Ingress = ing
+}
+
+// BeginObject makes p the part of obj, an object of kind (a Gateway API
+// route for the Gateway front end), with nothing in it yet. Ingress stays
+// nil: only Begin sets it.
+func (p *Part) BeginObject(kind string, obj metav1.Object) {
+	p.Kind, p.Key = kind, Key{obj.GetNamespace(), obj.GetName()}
+	created := obj.GetCreationTimestamp()
+	p.createdSec, p.createdNsec = created.Unix(), int32(created.Nanosecond())
+}
+
+// KindIngress is the Kind of the parts of Ingresses.
+const KindIngress = "Ingress"
+
+// ObjectError is a problem of the field of the part's object.
+func (p *Part) ObjectError(field string, severity Severity, err error) *ObjectError {
+	return &ObjectError{Kind: p.Kind, Namespace: p.Key.Namespace, Name: p.Key.Name, Field: field, Severity: severity, Err: err}
 }
 
 // AddRouter adds a router of the path ref to p, with the router key key
@@ -191,12 +210,16 @@ func (p *Part) AddRouter(key string, ref PathRef, rt *dynamic.Router, svc *dynam
 
 // Problem files a problem of the Ingress's field.
 func (p *Part) Problem(field string, severity Severity, err error) {
-	p.Errs = append(p.Errs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: field, Severity: severity, Err: err})
+	p.Errs = append(p.Errs, p.ObjectError(field, severity, err))
 }
 
 // NewPathRef names the path j of the rule i of an Ingress; i < 0 is
 // spec.defaultBackend.
 func NewPathRef(i, j int) PathRef { return PathRef{rule: i, path: j} }
+
+// NewMatchRef names the match j of the rule i of a Gateway API route; a
+// rule without matches has its one implicit match, j = 0.
+func NewMatchRef(i, j int) PathRef { return PathRef{rule: i, path: j, match: true} }
 
 // IsDefaultBackend says whether p is spec.defaultBackend.
 func (p PathRef) IsDefaultBackend() bool { return p.rule < 0 }
@@ -248,8 +271,7 @@ func RecoverPart(p *Part) {
 	if v := recover(); v != nil {
 		p.Routers, p.Default, p.Certs, p.Services, p.Middlewares, p.Transports, p.TLSOptions = nil, nil, nil, nil, nil, nil, nil
 		p.Passthroughs = nil
-		p.Errs = []*ObjectError{{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Severity: SeverityError,
-			Err: &TranslationPanic{Value: v, Stack: debug.Stack()}}}
+		p.Errs = []*ObjectError{p.ObjectError("", SeverityError, &TranslationPanic{Value: v, Stack: debug.Stack()})}
 	}
 }
 
@@ -304,7 +326,7 @@ func (t *IngressEnv) complete(p *Part, pl *Plan) {
 func (t *IngressEnv) backend(p *Part, pp *plannedPath) (*dynamic.Service, *ObjectError) {
 	lb := t.LoadBalancer(pp.backend, pp.service)
 	fail := func(err error) *ObjectError {
-		return &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: pp.ref.backend() + ".service", Severity: SeverityError, Err: err}
+		return p.ObjectError(pp.ref.backend()+".service", SeverityError, err)
 	}
 	if lb.Err != nil {
 		return nil, fail(lb.Err)
@@ -353,5 +375,5 @@ func (t *IngressEnv) ingressCerts(p *Part) {
 }
 
 func (p *Part) errorf(field string, err error) {
-	p.Errs = append(p.Errs, &ObjectError{Kind: "Ingress", Namespace: p.Ingress.Namespace, Name: p.Ingress.Name, Field: field, Severity: SeverityError, Err: err})
+	p.Errs = append(p.Errs, p.ObjectError(field, SeverityError, err))
 }

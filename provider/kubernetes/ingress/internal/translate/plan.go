@@ -70,14 +70,20 @@ type plannedPath struct {
 	router  *dynamic.Router
 }
 
-// pathRef names an Ingress backend in errors; the text is only built when
-// an error needs it.
+// PathRef names where in its object a router comes from, for errors: a
+// path of an Ingress rule or its spec.defaultBackend, or a match of a
+// route's rule (NewMatchRef). The text is only built when an error needs
+// it.
 type PathRef struct {
-	rule, path int // rule < 0: spec.defaultBackend
+	rule, path int  // rule < 0: spec.defaultBackend
+	match      bool // path is a match of a route's rule
 }
 
 func (p PathRef) String() string {
-	if p.rule < 0 {
+	switch {
+	case p.match:
+		return "spec.rules[" + strconv.Itoa(p.rule) + "].matches[" + strconv.Itoa(p.path) + "]"
+	case p.rule < 0:
 		return "spec.defaultBackend"
 	}
 	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]"
