@@ -35,16 +35,15 @@ var accessAnnotations = slices.Concat(sourceRangeAnnotations, basicAuthAnnotatio
 // rate limits (preaccess), source ranges, then authentication (access).
 // false: an access annotation cannot be honoured, the path is closed
 // (the problem is filed).
-func (pc *pathContext) access() ([]string, bool) {
-	names := pc.cors()
-	names = append(names, pc.rateLimits()...)
-	names = append(names, pc.sourceRanges()...)
-	for _, stage := range []func() ([]string, bool){pc.basicAuth, pc.forwardAuth, pc.clientCert} {
-		more, ok := stage()
-		if !ok {
+func (pc *pathContext) access(names []string) ([]string, bool) {
+	names = pc.cors(names)
+	names = pc.rateLimits(names)
+	names = pc.sourceRanges(names)
+	for _, stage := range [...]func(*pathContext, []string) ([]string, bool){(*pathContext).basicAuth, (*pathContext).forwardAuth, (*pathContext).clientCert} {
+		var ok bool
+		if names, ok = stage(pc, names); !ok {
 			return nil, false
 		}
-		names = append(names, more...)
 	}
 	return names, true
 }

@@ -45,7 +45,7 @@ type BackendConfig struct {
 	// The middlewares they make for every path alike, once the whole set
 	// is read (computeMiddlewares), shared as allowList is: nil when not
 	// asked for.
-	bodySize, upstreamVHost dynamic.Middleware
+	bodySize, upstreamVHost *dynamic.Middleware
 }
 
 // computeMiddlewares sets the middlewares every path of the Ingress
@@ -58,13 +58,13 @@ func (c *BackendConfig) computeMiddlewares() {
 	// annotation there is no limit (ingress-nginx's ConfigMap default is
 	// 1m).
 	if c.BodySizeSet && c.BodySize > 0 {
-		c.bodySize = dynamic.Middleware{"buffering": map[string]any{"maxRequestBodyBytes": c.BodySize}}
+		c.bodySize = &dynamic.Middleware{"buffering": map[string]any{"maxRequestBodyBytes": c.BodySize}}
 	}
 	// upstream-vhost: Traefik's headers middleware sets the request's Host
 	// itself when customRequestHeaders names Host, and the load balancer
 	// (passHostHeader) sends that Host to the servers.
 	if c.UpstreamVHost != "" {
-		c.upstreamVHost = dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]any{"Host": c.UpstreamVHost}}}
+		c.upstreamVHost = &dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]any{"Host": c.UpstreamVHost}}}
 	}
 }
 

@@ -13,21 +13,20 @@ import (
 // way to the backend, or the response, outermost first: the error pages
 // (which also replace a 413 of the body size limit, as nginx's
 // error_page does), the body size limit, the Host header.
-func (pc *pathContext) backendMiddlewares() ([]string, bool) {
+func (pc *pathContext) backendMiddlewares(names []string) ([]string, bool) {
 	c := &pc.cfg.Backend
-	var names []string
 	if b := pc.build(); b.errorPages != "" {
 		names = append(names, b.errorPages)
 	}
 	// Built once per set of annotations (BackendConfig.computeMiddlewares).
 	if c.bodySize != nil {
 		name := pc.ingressName("body-size")
-		pc.addMiddleware(name, c.bodySize)
+		pc.addMiddlewareRef(name, c.bodySize)
 		names = append(names, name)
 	}
 	if c.upstreamVHost != nil {
 		name := pc.ingressName("upstream-vhost")
-		pc.addMiddleware(name, c.upstreamVHost)
+		pc.addMiddlewareRef(name, c.upstreamVHost)
 		names = append(names, name)
 	}
 	return names, true

@@ -106,16 +106,16 @@ func (pc *pathContext) secretRefOf(ing *netv1.Ingress, ref string) (*corev1.Secr
 
 // basicAuth is the path's basicAuth middleware. false: it cannot be
 // built and the path is closed (the problem is filed).
-func (pc *pathContext) basicAuth() ([]string, bool) {
+func (pc *pathContext) basicAuth(names []string) ([]string, bool) {
 	b := &pc.cfg.Access.Basic
 	switch {
 	case b.authType == "" && b.secret != "":
 		// ingress-nginx ignores auth-secret without auth-type: so does this.
 		pc.annotationProblem("auth-secret", translate.SeverityWarning,
 			errors.New("auth-type is not given, so the paths are served without authentication, as ingress-nginx serves them"))
-		return nil, true
+		return names, true
 	case b.authType == "":
-		return nil, true
+		return names, true
 	case b.secret == "":
 		pc.annotationProblem("auth-type", translate.SeverityError, errors.New("auth-type basic needs auth-secret (its paths answer 403)"))
 		return nil, false
@@ -130,7 +130,7 @@ func (pc *pathContext) basicAuth() ([]string, bool) {
 				mw["realm"] = b.realm
 			}
 			pc.addMiddleware(name, dynamic.Middleware{"basicAuth": mw})
-			return []string{name}, true
+			return append(names, name), true
 		}
 	}
 	pc.annotationProblem("auth-secret", translate.SeverityError, fmt.Errorf("%w (its paths answer 403)", err))

@@ -85,9 +85,9 @@ var clientCertAnnotations = []annotation{
 // the TLS option of its TLS router, the plain router's redirect, and the
 // middlewares that tell the backend. false: it cannot be built and the
 // path is closed (the problem is filed).
-func (pc *pathContext) clientCert() ([]string, bool) {
+func (pc *pathContext) clientCert(names []string) ([]string, bool) {
 	pc.clientCertTried = true
-	names, ok := pc.hostClientCert()
+	names, ok := pc.hostClientCert(names)
 	if ok && pc.cfg.Access.ClientCert.secret != "" && pc.facts.ownedElsewhere(pc.ing) {
 		// Traefik has one TLS option per host: the owner's (hostfacts.go).
 		// The path's routers still name it (set above), closed or not.
@@ -102,10 +102,10 @@ func (pc *pathContext) clientCert() ([]string, bool) {
 
 // hostClientCert is the host's client certificate check, as the owner's
 // oldest Ingress that asks for one says, for the path (see clientCert).
-func (pc *pathContext) hostClientCert() ([]string, bool) {
+func (pc *pathContext) hostClientCert(names []string) ([]string, bool) {
 	src := pc.facts.clientCert
 	if src == nil || src.cfg.verify == "off" {
-		return nil, true
+		return names, true
 	}
 	own := src.ing == pc.ing
 	fail := func(err error) ([]string, bool) {
@@ -148,7 +148,7 @@ func (pc *pathContext) hostClientCert() ([]string, bool) {
 		// An empty value removes the header in Traefik.
 		"ssl-client-verify": "SUCCESS", "ssl-client-subject-dn": "", "ssl-client-issuer-dn": "", "ssl-client-cert": "",
 	}}})
-	names := []string{headers}
+	names = append(names, headers)
 	if src.cfg.pass {
 		pass := host + "_client-cert-pass"
 		pc.addMiddleware(pass, dynamic.Middleware{"passTLSClientCert": map[string]any{"pem": true}})

@@ -30,7 +30,7 @@ func (pc *pathContext) closedRouters() {
 // Its redirects (permanent-redirect, temporal-redirect, app-root) still
 // answer: nginx returns them before it looks for an upstream.
 func (pc *pathContext) unavailableRouters() {
-	red, _ := pc.redirects()
+	red, _ := pc.redirects(nil)
 	pc.answeringRouters(pc.ingressName("unavailable"), red)
 }
 
@@ -46,7 +46,7 @@ func (pc *pathContext) answeringRouters(service string, middlewares []string) {
 		// whole host. Of what it adds, these routers take only the
 		// option.
 		m := markPart(pc.p)
-		pc.clientCert()
+		pc.clientCert(nil)
 		pc.p.Middlewares = pc.p.Middlewares[:m.middlewares]
 	}
 	for _, host := range append([]string{pc.host}, pc.aliases()...) {

@@ -24,7 +24,7 @@ type corsConfig struct {
 	// middleware the headers one, credentials the one that adds
 	// Access-Control-Allow-Credentials to answers for any origin; nil
 	// when not needed.
-	middleware, credentialsHeader dynamic.Middleware
+	middleware, credentialsHeader *dynamic.Middleware
 }
 
 // ingress-nginx's defaults.
@@ -129,19 +129,18 @@ func parseCORSList(v string, item *regexp.Regexp, what string, def []string) ([]
 
 // cors is the path's CORS middleware, nil when CORS is off or no origin
 // is left.
-func (pc *pathContext) cors() []string {
+func (pc *pathContext) cors(names []string) []string {
 	c := &pc.cfg.Access.CORS
 	if c.middleware == nil {
-		return nil
+		return names
 	}
-	var names []string
 	if c.credentialsHeader != nil {
 		name := pc.ingressName("cors-credentials")
-		pc.addMiddleware(name, c.credentialsHeader)
+		pc.addMiddlewareRef(name, c.credentialsHeader)
 		names = append(names, name)
 	}
 	name := pc.ingressName("cors")
-	pc.addMiddleware(name, c.middleware)
+	pc.addMiddlewareRef(name, c.middleware)
 	return append(names, name)
 }
 
@@ -161,7 +160,7 @@ func (c *corsConfig) computeMiddlewares() {
 	if len(c.origins) == 1 && c.origins[0] == "*" {
 		h["accessControlAllowOriginList"] = []string{"*"}
 		if c.credentials {
-			c.credentialsHeader = dynamic.Middleware{"headers": map[string]any{
+			c.credentialsHeader = &dynamic.Middleware{"headers": map[string]any{
 				"customResponseHeaders": map[string]string{"Access-Control-Allow-Credentials": "true"},
 			}}
 		}
@@ -185,7 +184,7 @@ func (c *corsConfig) computeMiddlewares() {
 			h["accessControlAllowCredentials"] = true
 		}
 	}
-	c.middleware = dynamic.Middleware{"headers": h}
+	c.middleware = &dynamic.Middleware{"headers": h}
 }
 
 // originPattern is the regular expression of an origin with a wildcard

@@ -168,7 +168,7 @@ const authMaxResponseBody = 64 << 10
 // authentication, unless the Ingress turns it off (enable-global-auth)
 // or the path is one no-auth-locations names; those middlewares are the
 // same for every Ingress, and shared.
-func (pc *pathContext) forwardAuth() ([]string, bool) {
+func (pc *pathContext) forwardAuth(names []string) ([]string, bool) {
 	f := &pc.cfg.Access.Forward
 	if f.url == "" && (f.signin != "" || f.responseHeaders != nil) {
 		pc.annotationProblem("auth-url", translate.SeverityWarning, errors.New("auth-signin and auth-response-headers need auth-url: ignored without it"))
@@ -179,9 +179,8 @@ func (pc *pathContext) forwardAuth() ([]string, bool) {
 		f, name = g, controllerName
 	}
 	if f.url == "" {
-		return nil, true
+		return names, true
 	}
-	var names []string
 	if f.requestRedirect != "" {
 		name := name("auth-request-redirect")
 		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{

@@ -1,5 +1,7 @@
 package nginx
 
+import "slices"
+
 // middlewares are the names of the middlewares on both routers of the
 // path, in the order nginx applies what they stand for: redirects answer
 // first (nginx's rewrite phase), then CORS preflights, rate limits,
@@ -24,15 +26,16 @@ func (pc *pathContext) catchAllMiddlewares() ([]string, bool) {
 }
 
 // stages are the middlewares of each stage in turn; false when one
-// cannot be built (its problem is filed).
-func (pc *pathContext) stages(stages ...func(*pathContext) ([]string, bool)) ([]string, bool) {
-	var names []string
+// cannot be built (its problem is filed). Each stage appends its names to
+// the list it is given and returns it, so that a path's list is made
+// once: every path of a full render makes one.
+func (pc *pathContext) stages(stages ...func(*pathContext, []string) ([]string, bool)) ([]string, bool) {
+	names := make([]string, 0, 8)
 	for _, stage := range stages {
-		more, ok := stage(pc)
-		if !ok {
+		var ok bool
+		if names, ok = stage(pc, names); !ok {
 			return nil, false
 		}
-		names = append(names, more...)
 	}
-	return names, true
+	return slices.Clip(names), true
 }

@@ -116,9 +116,9 @@ func (c *PathConfig) regexMode(ing *netv1.Ingress, host string) bool {
 func (pc *pathContext) plainMiddlewares(mws []string) []string {
 	ssl := pc.plainOnly()
 	if len(ssl) == 0 {
-		return slices.Clone(mws) // each router its own slice
+		return mws // shared by both routers: router lists are never modified, and mws is clipped
 	}
-	red, _ := pc.redirects() // the same names again: middlewares are defined once
+	red, _ := pc.redirects(nil) // the same names again: middlewares are defined once
 	if len(red) > len(mws) || !slices.Equal(mws[:len(red)], red) {
 		red = nil
 	}
@@ -150,12 +150,11 @@ func (pc *pathContext) plainOnly() []string {
 // of the path too: "/something" with target "/" sends /something/else as
 // "/". Traefik's replacePathRegex also sets X-Replaced-Path to the path
 // it replaced, which nginx does not send.
-func (pc *pathContext) rewrites() ([]string, bool) {
+func (pc *pathContext) rewrites(names []string) ([]string, bool) {
 	c := &pc.cfg.Paths
 	if !c.rewrites(pc.path.Path) {
-		return nil, true
+		return names, true
 	}
-	var names []string
 	if c.XForwardedPrefix != "" {
 		name := pc.ingressName("x-forwarded-prefix")
 		pc.addMiddleware(name, dynamic.Middleware{"headers": map[string]any{

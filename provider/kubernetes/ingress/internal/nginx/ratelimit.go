@@ -78,9 +78,8 @@ func refuseBandwidth(string, *Config) error {
 
 // rateLimits are the limit middlewares of the path, in nginx's order:
 // connections, then requests per minute, then per second.
-func (pc *pathContext) rateLimits() []string {
+func (pc *pathContext) rateLimits(names []string) []string {
 	l := &pc.cfg.Access.Limits
-	var names []string
 	if l.connections > 0 {
 		name := pc.ingressName("limit-connections")
 		// By client address, not by requested host (see above).

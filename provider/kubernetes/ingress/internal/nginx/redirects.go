@@ -121,8 +121,7 @@ const (
 // sending the request on, in nginx's order: app-root (a test of its
 // server), then the location's return (permanent-redirect,
 // temporal-redirect).
-func (pc *pathContext) redirects() ([]string, bool) {
-	var names []string
+func (pc *pathContext) redirects(names []string) ([]string, bool) {
 	if root, from := pc.hostAppRoot(); root != "" {
 		// nginx tests $uri = / (no query) and answers 302 to GET and the
 		// others alike; Traefik answers 307 to the others. The name says
@@ -184,8 +183,11 @@ func wwwCounterpart(host string) string {
 // every method; Traefik's permanent redirect answers 301 to GET. The port
 // is the request's (nginx writes its own listening port).
 func (pc *pathContext) wwwRouters(svc routedService) {
+	if !pc.hostAsksFromToWWW() {
+		return
+	}
 	from := wwwCounterpart(pc.host)
-	if from == "" || !pc.hostAsksFromToWWW() || len(pc.hostIngresses(from)) > 0 || !pc.ownsHost(from) {
+	if from == "" || len(pc.hostIngresses(from)) > 0 || !pc.ownsHost(from) {
 		return
 	}
 	key := NamePrefix + translate.RouterKey(pc.ing.Namespace, pc.ing.Name, from, "") + "_www"

@@ -24,7 +24,7 @@ type sourceRangeConfig struct {
 	// by every Ingress with the same annotations, and from one render to
 	// the next (ParseAnnotations' memo), so that comparing two
 	// configurations finds it equal at once.
-	allowList dynamic.Middleware
+	allowList *dynamic.Middleware
 }
 
 // maxSourceRanges bounds a source range list, so that the complement of
@@ -94,15 +94,16 @@ func parseSourceRange(item string) (netip.Prefix, error) {
 	return p.Masked(), nil
 }
 
-// sourceRanges is the ipAllowList of the path: nil when no range is given.
-func (pc *pathContext) sourceRanges() []string {
+// sourceRanges adds the ipAllowList of the path to names, when a range
+// is given.
+func (pc *pathContext) sourceRanges(names []string) []string {
 	mw := pc.cfg.Access.Ranges.allowList
 	if mw == nil {
-		return nil
+		return names
 	}
 	name := pc.ingressName("source-range")
-	pc.addMiddleware(name, mw)
-	return []string{name}
+	pc.addMiddlewareRef(name, mw)
+	return append(names, name)
 }
 
 // computeAllowList sets allowList: the allowed ranges less the denied
@@ -133,7 +134,7 @@ func (r *sourceRangeConfig) computeAllowList() {
 		// (and the router with it), so this is one no client can match.
 		out = []string{"255.255.255.255/32"}
 	}
-	r.allowList = dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": out}}
+	r.allowList = &dynamic.Middleware{"ipAllowList": map[string]any{"sourceRange": out}}
 }
 
 // mapped4 is where IPv4 addresses sit among IPv6 ones. Traefik (Go's

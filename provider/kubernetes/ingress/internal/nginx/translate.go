@@ -343,12 +343,22 @@ func (pc *pathContext) unavailableAnswer() string {
 
 // addMiddleware defines a middleware of the part under name, once.
 func (t *translation) addMiddleware(name string, mw dynamic.Middleware) {
+	t.addMiddlewareRef(name, &mw)
+}
+
+// addMiddlewareRef is addMiddleware of a middleware that annotations
+// decoded once for every Ingress that has them (their Config is
+// memoised): the parts share it, and no part ever modifies it.
+func (t *translation) addMiddlewareRef(name string, mw *dynamic.Middleware) {
 	for _, m := range t.p.Middlewares {
 		if m.Name == name {
 			return
 		}
 	}
-	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: name, Middleware: &mw})
+	if t.p.Middlewares == nil {
+		t.p.Middlewares = make([]translate.NamedMiddleware, 0, 4) // most annotated Ingresses ask for a few
+	}
+	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: name, Middleware: mw})
 }
 
 func containsString(list []string, s string) bool {
