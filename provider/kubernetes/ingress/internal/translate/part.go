@@ -215,11 +215,11 @@ func (p *Part) Problem(field string, severity Severity, err error) {
 
 // NewPathRef names the path j of the rule i of an Ingress; i < 0 is
 // spec.defaultBackend.
-func NewPathRef(i, j int) PathRef { return PathRef{rule: i, path: j} }
+func NewPathRef(i, j int) PathRef { return PathRef{rule: int32(i), path: int32(j)} }
 
 // NewMatchRef names the match j of the rule i of a Gateway API route; a
 // rule without matches has its one implicit match, j = 0.
-func NewMatchRef(i, j int) PathRef { return PathRef{rule: i, path: j, match: true} }
+func NewMatchRef(i, j int) PathRef { return PathRef{rule: int32(i), path: int32(j), match: true} }
 
 // IsDefaultBackend says whether p is spec.defaultBackend.
 func (p PathRef) IsDefaultBackend() bool { return p.rule < 0 }

@@ -75,18 +75,18 @@ type plannedPath struct {
 // route's rule (NewMatchRef). The text is only built when an error needs
 // it.
 type PathRef struct {
-	rule, path int  // rule < 0: spec.defaultBackend
-	match      bool // path is a match of a route's rule
+	rule, path int32 // rule < 0: spec.defaultBackend; an object's size bounds both
+	match      bool  // path is a match of a route's rule
 }
 
 func (p PathRef) String() string {
 	switch {
 	case p.match:
-		return "spec.rules[" + strconv.Itoa(p.rule) + "].matches[" + strconv.Itoa(p.path) + "]"
+		return "spec.rules[" + strconv.Itoa(int(p.rule)) + "].matches[" + strconv.Itoa(int(p.path)) + "]"
 	case p.rule < 0:
 		return "spec.defaultBackend"
 	}
-	return "spec.rules[" + strconv.Itoa(p.rule) + "].http.paths[" + strconv.Itoa(p.path) + "]"
+	return "spec.rules[" + strconv.Itoa(int(p.rule)) + "].http.paths[" + strconv.Itoa(int(p.path)) + "]"
 }
 
 func (p PathRef) backend() string {
@@ -161,7 +161,7 @@ func PlanIngress(ing *netv1.Ingress, opts PlanOptions, memos *Memos) *Plan {
 			continue
 		}
 		for j, path := range rule.HTTP.Paths {
-			ref := PathRef{rule: i, path: j}
+			ref := NewPathRef(i, j)
 			if err := checkPath(path, ra.PathMatcher); err != nil {
 				pl.errorf(ref.String()+".path", fmt.Errorf("%w (the path is skipped)", err))
 				continue
