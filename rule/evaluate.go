@@ -19,7 +19,7 @@ func (m *Matcher) MatchRequest(r Request) bool {
 	host, path := r.Host, r.Path
 	switch m.Name {
 	case Host:
-		want := m.lower
+		want := m.folded
 		if want == "" && m.Value != "" {
 			want = strings.ToLower(m.Value)
 		}
@@ -39,6 +39,17 @@ func (m *Matcher) MatchRequest(r Request) bool {
 	case HeaderRegexp:
 		re := m.regexp()
 		return re != nil && slices.ContainsFunc(r.headerValues(m.Key), re.MatchString)
+	case Method:
+		want := m.folded
+		if want == "" {
+			want = strings.ToUpper(m.Value)
+		}
+		return r.Method != "" && r.Method == want
+	case Query:
+		return slices.Contains(r.queryValues(m.Key), m.Value)
+	case QueryRegexp:
+		re := m.regexp()
+		return re != nil && slices.ContainsFunc(r.queryValues(m.Key), re.MatchString)
 	}
 	return false
 }

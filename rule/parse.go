@@ -157,8 +157,9 @@ func (p *parser) parseUnary(depth int) (Expr, error) {
 	return nil, p.errorf(p.tok.pos, "expected a matcher, ! or (, found %s", p.tok.describe())
 }
 
-// parseMatcher parses Name("value"), or Name("key", "value") for the
-// matchers of two arguments.
+// parseMatcher parses Name("value"), Name("key", "value") for the
+// matchers of two arguments, and Name("key") too for those whose value is
+// optional.
 func (p *parser) parseMatcher() (Expr, error) {
 	name := p.tok
 	canonical, ok := matcherNames[name.text]
@@ -171,15 +172,19 @@ func (p *parser) parseMatcher() (Expr, error) {
 	if p.tok.kind != tokLParen {
 		return nil, p.errorf(p.tok.pos, "expected ( after %s, found %s", canonical, p.tok.describe())
 	}
-	n := arity(canonical)
+	least, most := arity(canonical)
 	var args []token
 	for {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
 		if p.tok.kind != tokString {
+			if p.tok.kind == tokRParen && len(args) < least {
+				return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(least, most), countText(len(args)))
+			}
 			if p.tok.kind == tokRParen {
-				return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(n), countText(len(args)))
+				// Enough arguments, and a comma after the last.
+				return nil, p.errorf(p.tok.pos, "expected a string argument to %s after the comma, found %s", canonical, p.tok.describe())
 			}
 			return nil, p.errorf(p.tok.pos, "expected a string argument to %s, found %s", canonical, p.tok.describe())
 		}
@@ -187,13 +192,13 @@ func (p *parser) parseMatcher() (Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		if len(args) == n {
+		if len(args) == most || p.tok.kind == tokRParen && len(args) >= least {
 			break
 		}
 		switch p.tok.kind {
 		case tokComma:
 		case tokRParen:
-			return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(n), countText(len(args)))
+			return nil, p.errorf(p.tok.pos, "%s takes %s, found %s", canonical, argumentsText(least, most), countText(len(args)))
 		default:
 			return nil, p.errorf(p.tok.pos, "expected , after argument %d of %s, found %s", len(args), canonical, p.tok.describe())
 		}
@@ -201,9 +206,9 @@ func (p *parser) parseMatcher() (Expr, error) {
 	switch p.tok.kind {
 	case tokRParen:
 	case tokComma:
-		return nil, p.errorf(p.tok.pos, "%s takes %s, found more", canonical, argumentsText(n))
+		return nil, p.errorf(p.tok.pos, "%s takes %s, found more", canonical, argumentsText(least, most))
 	default:
-		if n == 1 {
+		if most == 1 {
 			return nil, p.errorf(p.tok.pos, "expected ) after the argument of %s, found %s", canonical, p.tok.describe())
 		}
 		return nil, p.errorf(p.tok.pos, "expected ) after the arguments of %s, found %s", canonical, p.tok.describe())
@@ -229,8 +234,11 @@ func wantMatchers() string {
 }
 
 // argumentsText says how many arguments a matcher takes, for errors.
-func argumentsText(n int) string {
-	if n == 2 {
+func argumentsText(least, most int) string {
+	switch {
+	case least == 1 && most == 2:
+		return "one or two string arguments"
+	case most == 2:
 		return "exactly two string arguments"
 	}
 	return "exactly one string argument"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp/syntax"
@@ -186,8 +187,7 @@ func TestParseErrors(t *testing.T) {
 		{"Host(`a", 5, "string not terminated"},
 		{"Host(\"a\nb\")", 5, "newline in string"},
 		{`Host("\q")`, 5, `invalid string "\"\\q\""`},
-		{`Query("a", "b")`, 0, `unknown matcher "Query"`},
-		{`Method("GET")`, 0, `unknown matcher "Method"`},
+		{`ClientIP("10.0.0.0/8")`, 0, `unknown matcher "ClientIP" (want Host, HostRegexp, Path, PathPrefix, PathRegexp, Method, Header, HeaderRegexp, Query or QueryRegexp)`},
 		{`hOST("a")`, 0, `unknown matcher "hOST"`},
 		{`Host("a") &&`, 12, "expected a matcher, ! or (, found the end of the rule"},
 		{`Host("a") & Path("/")`, 10, "a single & (want &&)"},
@@ -333,6 +333,7 @@ func FuzzParse(f *testing.F) {
 		`((((Host("a")))))`,
 		`Host("a", "b")`,
 		`Header("X-A", "b") && !HeaderRegexp("cookie", "(?i)^a=") || header("a")`,
+		`Method("get") && Query("a") && QueryRegexp("b") || queryregexp("c", "^d$") && Query("e", "f", "g")`,
 		"",
 	} {
 		f.Add(r)
@@ -357,7 +358,7 @@ func FuzzParse(f *testing.F) {
 		// Matching never panics, whatever the request.
 		for _, req := range [][2]string{{"", ""}, {"a", "/"}, {"[::1]:80", "/a/b"}, {r, r}} {
 			_ = e.Match(req[0], req[1])
-			_ = e.MatchRequest(rule.Request{Host: req[0], Path: req[1], Header: http.Header{"X": {r}, "": {""}}})
+			_ = e.MatchRequest(rule.Request{Host: req[0], Path: req[1], Method: req[0], RawQuery: r, Header: http.Header{"X": {r}, "": {""}}})
 		}
 		// Each matcher matches what it says.
 		for _, mt := range rule.Matchers(e) {
@@ -366,6 +367,14 @@ func FuzzParse(f *testing.F) {
 				require.True(t, mt.Match("h", mt.Value))
 			case rule.PathPrefix:
 				require.True(t, mt.Match("h", mt.Value+"/x"))
+			case rule.Method:
+				if mt.Value != "" {
+					require.True(t, mt.MatchRequest(rule.Request{Method: strings.ToUpper(mt.Value)}), "Method(%q)", mt.Value)
+				}
+			case rule.Query:
+				// Whatever the name and value, encoded they read back.
+				q := url.Values{mt.Key: {mt.Value}}.Encode()
+				require.True(t, mt.MatchRequest(rule.Request{RawQuery: q}), "Query(%q, %q) on %q", mt.Key, mt.Value, q)
 			case rule.Host:
 				// Hosts are ASCII (Traefik refuses others): case folding is simple there.
 				if isPlainASCII(mt.Value) && !strings.ContainsAny(mt.Value, ":[]") && mt.Value != "" && !strings.HasSuffix(mt.Value, ".") {

@@ -18,11 +18,17 @@ func (n *Not) String() string     { return string(n.appendTo(nil, ctxTop)) }
 func (m *Matcher) appendTo(buf []byte, _ int) []byte {
 	buf = append(buf, m.Name...)
 	buf = append(buf, '(')
-	if arity(m.Name) == 2 {
-		buf = strconv.AppendQuote(buf, m.Key)
-		buf = append(buf, ", "...)
+	if !keyed(m.Name) {
+		buf = strconv.AppendQuote(buf, m.Value)
+		return append(buf, ')')
 	}
-	buf = strconv.AppendQuote(buf, m.Value)
+	buf = strconv.AppendQuote(buf, m.Key)
+	// Traefik refuses an empty argument: a Query of no value is written
+	// with the name alone, which means the same.
+	if m.Name != Query || m.Value != "" {
+		buf = append(buf, ", "...)
+		buf = strconv.AppendQuote(buf, m.Value)
+	}
 	return append(buf, ')')
 }
 
