@@ -28,10 +28,24 @@ type hostIndex map[string][]*netv1.Ingress
 // are those of ings[i]; an Ingress without hosts is skipped), sorting
 // each list once: what a full render builds before it translates.
 func newHostIndex(ings []*netv1.Ingress, hosts [][]string) hostIndex {
-	x := hostIndex{}
+	total := 0
+	for _, hs := range hosts {
+		total += len(hs)
+	}
+	x := make(hostIndex, total)
+	// Most hosts have one Ingress: their lists are one-element windows of
+	// one array, capped so that a second Ingress of a host copies its list
+	// rather than writing into the next host's.
+	one := make([]*netv1.Ingress, 0, total)
 	for i, ing := range ings {
 		for _, h := range hosts[i] {
-			x[h] = append(x[h], ing)
+			if list := x[h]; len(list) > 0 {
+				x[h] = append(list, ing)
+				continue
+			}
+			one = append(one, ing)
+			n := len(one)
+			x[h] = one[n-1 : n : n]
 		}
 	}
 	for _, list := range x {

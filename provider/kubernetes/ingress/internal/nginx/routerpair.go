@@ -36,15 +36,21 @@ func (pc *pathContext) routerPair(r route) {
 	if r.backend != nil {
 		backend = *r.backend
 	}
+	// The routers of a pair name the same Ingress and backend: they share
+	// one observability value, which nothing modifies once made.
+	var observability *dynamic.RouterObservabilityConfig
 	build := func(rule string, priority int, mws []string) *dynamic.Router {
-		rt := &dynamic.Router{Rule: rule, Priority: priority, Service: r.to.name}
+		rt := &dynamic.Router{Rule: rule, Priority: priority, Service: r.to.name, Observability: observability}
 		if pc.env.PlanOptions.PinRuleSyntax {
 			rt.RuleSyntax = translate.PinnedRuleSyntax
 		}
 		if len(mws) > 0 {
 			rt.Middlewares = mws
 		}
-		translate.SetObservability(rt, pc.ing, backend.Service.Name, backend.Text())
+		if observability == nil {
+			translate.SetObservability(rt, pc.ing, backend.Service.Name, backend.Text())
+			observability = rt.Observability
+		}
 		return rt
 	}
 	if !r.noPlain {
