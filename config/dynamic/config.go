@@ -149,13 +149,34 @@ type IngressMetadata struct {
 }
 
 // Service is where a router sends requests: a load balancer over servers,
-// or a weighted choice among other services (canaries).
+// a weighted choice among other services (canaries), or a service whose
+// requests are also copied to others (mirroring).
 type Service struct {
 	// Middlewares run for every request the service gets, whatever the
 	// router (Traefik v3.7's service middlewares).
 	Middlewares  []string             `json:"middlewares,omitempty" toml:"middlewares,omitempty" yaml:"middlewares,omitempty"`
 	LoadBalancer *ServersLoadBalancer `json:"loadBalancer,omitempty" toml:"loadBalancer,omitempty" yaml:"loadBalancer,omitempty"`
 	Weighted     *WeightedRoundRobin  `json:"weighted,omitempty" toml:"weighted,omitempty" yaml:"weighted,omitempty"`
+	Mirroring    *Mirroring           `json:"mirroring,omitempty" toml:"mirroring,omitempty" yaml:"mirroring,omitempty"`
+}
+
+// Mirroring sends the requests to Service, whose answers the clients get,
+// and copies of a share of them to each mirror, whose answers are
+// dropped (a Gateway API RequestMirror filter). MirrorBody and
+// MaxBodySize nil are Traefik's defaults (the body is copied, whatever
+// its size), in every delivery.
+type Mirroring struct {
+	Service     string          `json:"service,omitempty" toml:"service,omitempty" yaml:"service,omitempty"`
+	MirrorBody  *bool           `json:"mirrorBody,omitempty" toml:"mirrorBody,omitempty" yaml:"mirrorBody,omitempty"`
+	MaxBodySize *int64          `json:"maxBodySize,omitempty" toml:"maxBodySize,omitempty" yaml:"maxBodySize,omitempty"`
+	Mirrors     []MirrorService `json:"mirrors,omitempty" toml:"mirrors,omitempty" yaml:"mirrors,omitempty"`
+}
+
+// MirrorService is a mirror of a Mirroring service: the service the
+// copies go to, and the percentage of requests copied.
+type MirrorService struct {
+	Name    string `json:"name,omitempty" toml:"name,omitempty" yaml:"name,omitempty"`
+	Percent int    `json:"percent,omitempty" toml:"percent,omitempty" yaml:"percent,omitempty"`
 }
 
 // WeightedRoundRobin shares requests among services by weight.

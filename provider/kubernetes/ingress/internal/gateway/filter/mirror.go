@@ -3,6 +3,8 @@ package filter
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
 )
 
 // Mirror is a RequestMirror filter: where to send a copy of the requests
@@ -71,36 +73,15 @@ type MirrorTarget struct {
 // then used as is. Traefik's defaults hold for the rest: the body is
 // copied too (mirrorBody), however large (maxBodySize -1), which
 // buffers whole request bodies in Traefik's memory.
-func MirroringService(main string, targets []MirrorTarget) *Mirroring {
-	var mirrors []MirrorService
+func MirroringService(main string, targets []MirrorTarget) *dynamic.Mirroring {
+	var mirrors []dynamic.MirrorService
 	for _, t := range targets {
 		if t.Percent > 0 {
-			mirrors = append(mirrors, MirrorService{Name: t.Service, Percent: min(t.Percent, 100)})
+			mirrors = append(mirrors, dynamic.MirrorService{Name: t.Service, Percent: min(t.Percent, 100)})
 		}
 	}
 	if len(mirrors) == 0 {
 		return nil
 	}
-	return &Mirroring{Service: main, Mirrors: mirrors}
-}
-
-// Mirroring is the mirroring field that config/dynamic's Service lacks,
-// with Traefik's names: the lead moves it there, as
-//
-//	Mirroring *Mirroring `json:"mirroring,omitempty" toml:"mirroring,omitempty" yaml:"mirroring,omitempty"`
-//
-// beside LoadBalancer and Weighted. MirrorBody and MaxBodySize stay nil
-// for Traefik's defaults (true, -1) in every delivery: Traefik applies
-// them to nil values whatever decoded the configuration.
-type Mirroring struct {
-	Service     string          `json:"service,omitempty" toml:"service,omitempty" yaml:"service,omitempty"`
-	MirrorBody  *bool           `json:"mirrorBody,omitempty" toml:"mirrorBody,omitempty" yaml:"mirrorBody,omitempty"`
-	MaxBodySize *int64          `json:"maxBodySize,omitempty" toml:"maxBodySize,omitempty" yaml:"maxBodySize,omitempty"`
-	Mirrors     []MirrorService `json:"mirrors,omitempty" toml:"mirrors,omitempty" yaml:"mirrors,omitempty"`
-}
-
-// MirrorService is one mirror of a Mirroring service.
-type MirrorService struct {
-	Name    string `json:"name,omitempty" toml:"name,omitempty" yaml:"name,omitempty"`
-	Percent int    `json:"percent,omitempty" toml:"percent,omitempty" yaml:"percent,omitempty"`
+	return &dynamic.Mirroring{Service: main, Mirrors: mirrors}
 }

@@ -138,7 +138,7 @@ func decodeEach(t *testing.T, text []byte) (httpProvider, fileProvider, plugin t
 // configurationOf is the JSON of a configuration holding middlewares,
 // and optionally a service and a servers transport, as sliceway
 // writes it.
-func configurationOf(t *testing.T, mws []NamedMiddleware, mirroring *Mirroring, timeouts *dynamic.ForwardingTimeouts) []byte {
+func configurationOf(t *testing.T, mws []NamedMiddleware, mirroring *dynamic.Mirroring, timeouts *dynamic.ForwardingTimeouts) []byte {
 	t.Helper()
 	http := map[string]any{}
 	if len(mws) > 0 {
@@ -149,7 +149,7 @@ func configurationOf(t *testing.T, mws []NamedMiddleware, mirroring *Mirroring, 
 		http["middlewares"] = m
 	}
 	if mirroring != nil {
-		http["services"] = map[string]any{"mirrored": map[string]any{"mirroring": mirroring}}
+		http["services"] = map[string]*dynamic.Service{"mirrored": {Mirroring: mirroring}} // as config/dynamic writes it
 	}
 	if timeouts != nil {
 		http["serversTransports"] = map[string]any{"timed": &dynamic.ServersTransport{ForwardingTimeouts: timeouts}}
