@@ -22,12 +22,12 @@ type Changes struct {
 // changeSet is what changed: the objects by key, and the kinds every part
 // may depend on.
 type changeSet struct {
-	full      bool // something every part may depend on
-	classes   bool // an IngressClass: which Ingresses are served
-	nodes     bool // a Node: node ports and the zone of this proxy
-	ingresses map[translate.Key]struct{}
-	services  map[translate.Key]struct{} // Services, also for their EndpointSlices
-	secrets   map[translate.Key]struct{}
+	full     bool                             // something every part may depend on
+	classes  bool                             // an IngressClass: which Ingresses are served
+	nodes    bool                             // a Node: node ports and the zone of this proxy
+	objects  map[translate.ObjectKey]struct{} // the objects parts are made of (Ingresses)
+	services map[translate.Key]struct{}       // Services, also for their EndpointSlices
+	secrets  map[translate.Key]struct{}
 }
 
 // All says that everything may have changed: the next render is full.
@@ -74,7 +74,7 @@ func (s *changeSet) record(kind string, obj any) {
 	}
 	switch kind {
 	case "Ingress":
-		add(&s.ingresses, key)
+		add(&s.objects, translate.ObjectKey{Kind: kind, Key: key})
 	case "Service":
 		add(&s.services, key)
 	case "Secret":
@@ -93,9 +93,9 @@ func (s *changeSet) record(kind string, obj any) {
 	}
 }
 
-func add(set *map[translate.Key]struct{}, key translate.Key) {
+func add[K comparable](set *map[K]struct{}, key K) {
 	if *set == nil {
-		*set = map[translate.Key]struct{}{}
+		*set = map[K]struct{}{}
 	}
 	(*set)[key] = struct{}{}
 }

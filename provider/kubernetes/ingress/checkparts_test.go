@@ -21,7 +21,7 @@ func checkParts(t *testing.T, r *Renderer, what string) {
 	st := r.st
 	users := map[*serviceEntry]int{}
 	for _, p := range st.served {
-		require.Same(t, p, st.parts[p.Key], "after %s: the served part of %s", what, p.Key)
+		require.Same(t, p, st.parts[p.ObjectKey()], "after %s: the served part of %s", what, p.Key)
 		for _, en := range p.entries {
 			require.Same(t, en, st.entries[en.key], "after %s: %s uses an entry of %v that was replaced", what, p.Key, en.key)
 			users[en]++

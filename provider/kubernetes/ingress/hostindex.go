@@ -94,10 +94,10 @@ func without(list []*netv1.Ingress, key translate.Key) []*netv1.Ingress {
 }
 
 // peers adds to dirty the Ingresses recorded under hosts.
-func (x hostIndex) peers(hosts []string, dirty map[translate.Key]struct{}) {
+func (x hostIndex) peers(hosts []string, dirty map[translate.ObjectKey]struct{}) {
 	for _, h := range hosts {
 		for _, ing := range x[h] {
-			dirty[translate.Key{Namespace: ing.Namespace, Name: ing.Name}] = struct{}{}
+			dirty[translate.IngressKey(ing.Namespace, ing.Name)] = struct{}{}
 		}
 	}
 }

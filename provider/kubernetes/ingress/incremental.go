@@ -42,10 +42,10 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 // parts are translated again, and the load balancers refreshed in place.
 type touchedParts struct {
 	ps    *pass
-	dirty map[translate.Key]struct{} // the Ingresses to translate again
+	dirty map[translate.ObjectKey]struct{} // the Ingresses to translate again
 	// the Ingresses that changed, or whose class now says otherwise:
 	// their host neighbours are translated again too (hostIndex)
-	changed map[translate.Key]struct{}
+	changed map[translate.ObjectKey]struct{}
 	swaps   []lbSwap
 }
 
@@ -58,16 +58,16 @@ type touchedParts struct {
 // what a Service change does.
 func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set changeSet) *touchedParts {
 	st := r.st
-	t := &touchedParts{ps: ps, dirty: map[translate.Key]struct{}{}, changed: map[translate.Key]struct{}{}}
+	t := &touchedParts{ps: ps, dirty: map[translate.ObjectKey]struct{}{}, changed: map[translate.ObjectKey]struct{}{}}
 	for svc := range set.services {
 		t.service(svc, false)
 	}
 	for key := range set.secrets {
 		for _, p := range st.secUsers[key] {
-			t.dirty[p.Key] = struct{}{}
+			t.dirty[p.ObjectKey()] = struct{}{}
 		}
 	}
-	for key := range set.ingresses {
+	for key := range set.objects {
 		t.ingress(key)
 	}
 	if set.nodes && st.nodeEntries > 0 {
@@ -90,7 +90,7 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 			if ing == nil {
 				continue
 			}
-			key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
+			key := translate.IngressKey(ing.Namespace, ing.Name)
 			if _, was := st.parts[key]; was != r.classes.Serves(ing) {
 				t.ingress(key)
 			}
@@ -108,7 +108,7 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 }
 
 // ingress marks an Ingress that changed itself.
-func (t *touchedParts) ingress(key translate.Key) {
+func (t *touchedParts) ingress(key translate.ObjectKey) {
 	t.dirty[key] = struct{}{}
 	t.changed[key] = struct{}{}
 }
@@ -123,7 +123,7 @@ func (t *touchedParts) service(svc translate.Key, nodesOnly bool) {
 	}
 	st := t.ps.r.st
 	for _, p := range st.svcUsers[svc] {
-		t.dirty[p.Key] = struct{}{}
+		t.dirty[p.ObjectKey()] = struct{}{}
 		for _, en := range p.entries {
 			if en.key.Service == svc && (!nodesOnly || en.lb.Nodes) && st.entries[en.key] == en {
 				t.ps.stale[en.key] = en
@@ -136,9 +136,9 @@ func (t *touchedParts) service(svc translate.Key, nodesOnly bool) {
 // retranslate takes the parts of the dirty Ingresses out of the state and
 // translates again those still served; it says which parts went and which
 // came.
-func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[translate.Key]struct{}) (olds, news []*ingressPart) {
+func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[translate.ObjectKey]struct{}) (olds, news []*ingressPart) {
 	st := r.st
-	was := map[translate.Key]*netv1.Ingress{}
+	was := map[translate.ObjectKey]*netv1.Ingress{}
 	for key := range dirty {
 		if old := st.parts[key]; old != nil {
 			olds = append(olds, old)
@@ -151,7 +151,7 @@ func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[transla
 	var ings []*netv1.Ingress
 	var hosts [][]string
 	for key := range dirty {
-		ing := r.lookUp(getter, key)
+		ing := r.lookUp(getter, key.Key)
 		if ing == nil || !r.serves(ing) {
 			continue
 		}
@@ -160,7 +160,7 @@ func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[transla
 		st.hosts.add(ing, hosts[len(hosts)-1])
 	}
 	for i, ing := range ings {
-		key := translate.Key{Namespace: ing.Namespace, Name: ing.Name}
+		key := translate.IngressKey(ing.Namespace, ing.Name)
 		news = append(news, ps.translate(ing, ps.plan(ing), hosts[i]))
 		r.stats.Parts++
 		r.stats.Translated++

@@ -62,7 +62,7 @@ func (s readRecorder) Secret(namespace, name string) *corev1.Secret {
 // checked that the settings are the last render's, and has put every
 // served Ingress in the host index; hosts are dialect.hosts(ing).
 func (ps *pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *ingressPart {
-	p := prev.parts[translate.Key{Namespace: ing.Namespace, Name: ing.Name}]
+	p := prev.parts[translate.IngressKey(ing.Namespace, ing.Name)]
 	if p == nil || p.Ingress != ing || p.Panicked() || !sameStrings(p.hosts, hosts) || !prev.hosts.samePeers(ps.r.st.hosts, hosts) {
 		return nil
 	}

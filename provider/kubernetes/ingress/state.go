@@ -43,7 +43,7 @@ func compareParts(a, b *ingressPart) int { return translate.CompareParts(&a.Part
 // errParts, errEntries and dbParts hold the parts and entries in use with
 // problems, and the parts with a default backend.
 type renderState struct {
-	parts       map[translate.Key]*ingressPart
+	parts       map[translate.ObjectKey]*ingressPart
 	served      []*ingressPart
 	entries     map[translate.PortKey]*serviceEntry
 	svcUsers    map[translate.Key][]*ingressPart
@@ -59,7 +59,7 @@ type renderState struct {
 
 func newRenderState(size int) *renderState {
 	return &renderState{
-		parts:      make(map[translate.Key]*ingressPart, size),
+		parts:      make(map[translate.ObjectKey]*ingressPart, size),
 		entries:    make(map[translate.PortKey]*serviceEntry, size),
 		svcUsers:   make(map[translate.Key][]*ingressPart, size),
 		secUsers:   map[translate.Key][]*ingressPart{},
@@ -96,7 +96,7 @@ func (s *renderState) add(news []*ingressPart) {
 // Ingress is in the host index already: it was put there before any part
 // was translated, so that each read its neighbours as they are now.
 func (s *renderState) record(p *ingressPart) {
-	s.parts[p.Key] = p
+	s.parts[p.ObjectKey()] = p
 	for _, en := range p.entries {
 		en.users++
 		if en.users == 1 {
@@ -155,7 +155,7 @@ func (s *renderState) remove(olds []*ingressPart) {
 	}
 	svcKeys, secKeys := map[translate.Key][]*ingressPart{}, map[translate.Key][]*ingressPart{}
 	for _, p := range olds {
-		delete(s.parts, p.Key)
+		delete(s.parts, p.ObjectKey())
 		s.hosts.remove(p.Key, p.hosts)
 		for _, en := range p.entries {
 			if en.users--; en.users == 0 {

@@ -16,6 +16,18 @@ type Key struct {
 
 func (k Key) String() string { return k.Namespace + "/" + k.Name }
 
+// ObjectKey names the object of a part: an HTTPRoute and a GRPCRoute of
+// one name are two objects, whose parts the render state keeps apart.
+type ObjectKey struct {
+	Kind string
+	Key
+}
+
+// IngressKey is the key of the Ingress namespace/name.
+func IngressKey(namespace, name string) ObjectKey {
+	return ObjectKey{Kind: KindIngress, Key: Key{Namespace: namespace, Name: name}}
+}
+
 // CompareKeys orders keys by namespace, then name.
 func CompareKeys(a, b Key) int {
 	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {

@@ -194,6 +194,9 @@ func (p *Part) BeginObject(kind string, obj metav1.Object) {
 	p.createdSec, p.createdNsec = created.Unix(), int32(created.Nanosecond())
 }
 
+// ObjectKey is the key of the part's object.
+func (p *Part) ObjectKey() ObjectKey { return ObjectKey{Kind: p.Kind, Key: p.Key} }
+
 // KindIngress is the Kind of the parts of Ingresses.
 const KindIngress = "Ingress"
 
