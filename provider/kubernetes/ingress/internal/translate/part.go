@@ -12,6 +12,7 @@ import (
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/match"
 )
 
 // Names Traefik gives the default backend.
@@ -73,7 +74,11 @@ type Router struct {
 	Key     string           // the router key, before conflicts are resolved
 	Part    *Part            // the Ingress it comes from
 	Path    PathRef          // the Ingress path it comes from, for errors
-	index   int              // its place among the part's routers
+	// Order is where a Gateway API route's router stands among the
+	// routers of its entry point, from which its priority is settled
+	// over all of them; nil for an Ingress's router.
+	Order *match.Order
+	index int // its place among the part's routers
 }
 
 // CompareRouters orders the routers of one key: the older Ingress first,

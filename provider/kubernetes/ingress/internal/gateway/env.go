@@ -1,0 +1,24 @@
+package gateway
+
+import (
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// Env is what translating one route reads besides the route, its
+// attachment and its backend check.
+type Env struct {
+	// LoadBalancer is the load balancer of a Service port, named name in
+	// the configuration, built by the render's one builder, which learns
+	// from the calls which Service ports the route uses (so that a change
+	// of one of them renders the route again).
+	LoadBalancer func(key translate.PortKey, name string) *translate.LoadBalancer
+	// Gateway is the processed Gateway namespace/name
+	// (attach.ProcessGateway), nil when it is not one of ours.
+	Gateway func(namespace, name string) *attach.Gateway
+	// Target says which Traefik middlewares filters may become:
+	// filter.Portable unless Traefik reads the configuration through the
+	// provider plugin.
+	Target filter.Target
+}

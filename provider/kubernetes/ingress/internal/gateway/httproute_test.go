@@ -1,0 +1,219 @@
+package gateway
+
+import (
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/rule"
+)
+
+// world is a cluster of one Gateway of ours, with an HTTP listener and
+// an HTTPS one for *.example.com, and the Services web and api.
+type world struct {
+	gw       attach.Gateway
+	look     attach.Lookups
+	lbs      map[translate.PortKey]*translate.LoadBalancer
+	asked    []translate.PortKey
+	services map[string]attach.Service
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{lbs: map[translate.PortKey]*translate.LoadBalancer{}, services: map[string]attach.Service{
+		"shop/web": {Ports: []attach.ServicePort{{Port: 8080}}},
+		"shop/api": {Ports: []attach.ServicePort{{Port: 8080}}},
+	}}
+	w.look = attach.Lookups{
+		Service:   func(ns, name string) (attach.Service, bool) { s, ok := w.services[ns+"/"+name]; return s, ok },
+		TLSSecret: func(string, string) error { return nil },
+		NamespaceLabels: func(ns string) (map[string]string, bool) {
+			return map[string]string{"kubernetes.io/metadata.name": ns}, true
+		},
+	}
+	all := gatewayv1.NamespacesFromAll
+	allowed := &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: &all}}
+	wildcard := gatewayv1.Hostname("*.example.com")
+	class := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "sliceway"}, Spec: gatewayv1.GatewayClassSpec{ControllerName: "sliceway.io/gateway"}}
+	gw := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "gw"}, Spec: gatewayv1.GatewaySpec{
+		GatewayClassName: "sliceway",
+		Listeners: []gatewayv1.Listener{
+			{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType, AllowedRoutes: allowed},
+			{Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType, Hostname: &wildcard, AllowedRoutes: allowed,
+				TLS: &gatewayv1.ListenerTLSConfig{CertificateRefs: []gatewayv1.SecretObjectReference{{Name: "cert"}}}},
+		},
+	}}
+	opts := attach.Options{ControllerName: "sliceway.io/gateway",
+		EntryPoints: []attach.EntryPoint{{Name: "web", Port: 80, Protocol: gatewayv1.HTTPProtocolType}, {Name: "websecure", Port: 443, Protocol: gatewayv1.HTTPSProtocolType}},
+		Addresses:   []gatewayv1.GatewayStatusAddress{{Value: "10.0.0.1"}}}
+	processed, ours := attach.ProcessGateway(gw, class, opts, w.look)
+	require.True(t, ours)
+	require.True(t, processed.Programmed, "%+v", processed.Conditions)
+	w.gw = processed
+	return w
+}
+
+func (w *world) env() *Env {
+	return &Env{
+		LoadBalancer: func(key translate.PortKey, name string) *translate.LoadBalancer {
+			w.asked = append(w.asked, key)
+			if lb := w.lbs[key]; lb != nil {
+				return lb
+			}
+			svc := dynamic.NewServersService()
+			svc.LoadBalancer.Servers = []dynamic.Server{{URL: "http://10.1.0.1:8080"}}
+			lb := &translate.LoadBalancer{Service: svc}
+			w.lbs[key] = lb
+			return lb
+		},
+		Gateway: func(ns, name string) *attach.Gateway {
+			if ns == w.gw.Namespace && name == w.gw.Name {
+				return &w.gw
+			}
+			return nil
+		},
+		Target: filter.Portable,
+	}
+}
+
+// translate attaches route and translates it, as a render does.
+func (w *world) translate(t *testing.T, route *gatewayv1.HTTPRoute) (*translate.Part, []attach.DroppedRule) {
+	t.Helper()
+	view := attach.RouteFromHTTP(route)
+	att := attach.AttachRoute(view, w.env().Gateway, w.look)
+	bc := attach.CheckBackends(view, attach.HTTPRouteBackendRefs(route), w.look)
+	var p translate.Part
+	dropped := HTTPRoute(w.env(), &p, route, &att, &bc)
+	return &p, dropped
+}
+
+func backend(name string, weight int32) gatewayv1.HTTPBackendRef {
+	port := gatewayv1.PortNumber(8080)
+	return gatewayv1.HTTPBackendRef{BackendRef: gatewayv1.BackendRef{Weight: &weight,
+		BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(name), Port: &port}}}
+}
+
+func pathMatch(typ gatewayv1.PathMatchType, value string) []gatewayv1.HTTPRouteMatch {
+	return []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: &typ, Value: &value}}}
+}
+
+func shopRoute(rules ...gatewayv1.HTTPRouteRule) *gatewayv1.HTTPRoute {
+	ns := gatewayv1.Namespace("infra")
+	return &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cart", CreationTimestamp: metav1.NewTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw", Namespace: &ns}}},
+			Hostnames:       []gatewayv1.Hostname{"shop.example.com"},
+			Rules:           rules,
+		},
+	}
+}
+
+// A route attached to both listeners has, for each rule and match, a
+// router on each listener's entry point (tls on the HTTPS one), sending
+// to the rule's service: the load balancer of its one backend, a
+// weighted service of several, a load balancer without servers (503)
+// when none can be used. A rule that asks for what is not served yet is
+// left out whole and reported; the others are served.
+func TestHTTPRouteParts(t *testing.T) {
+	w := newWorld(t)
+	header := gatewayv1.HTTPRouteFilter{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
+		RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Shop", Value: "cart"}}}}
+	timeout := gatewayv1.Duration("5s")
+	route := shopRoute(
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchExact, "/api"), Filters: []gatewayv1.HTTPRouteFilter{header},
+			BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 3), backend("api", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/gone"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("gone", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/slow"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: &timeout}},
+	)
+	p, dropped := w.translate(t, route)
+	require.Empty(t, p.Errs)
+	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "timeouts are not served yet"}}, dropped)
+	require.Equal(t, "HTTPRoute", p.Kind)
+
+	type routerView struct {
+		key, entryPoint, service string
+		tls                      bool
+		middlewares              int
+	}
+	var got []routerView
+	for _, r := range p.Routers {
+		require.NotNil(t, r.Order, r.Key)
+		got = append(got, routerView{r.Key, r.Config.EntryPoints[0], r.Config.Service, r.Config.TLS != nil, len(r.Config.Middlewares)})
+	}
+	require.ElementsMatch(t, []routerView{
+		{"httproute-shop-cart-infra-gw-http-r0-m0", "web", "shop-web-8080", false, 0},
+		{"httproute-shop-cart-infra-gw-https-r0-m0", "websecure", "shop-web-8080", true, 0},
+		{"httproute-shop-cart-infra-gw-http-r1-m0", "web", "httproute-shop-cart-r1", false, 1},
+		{"httproute-shop-cart-infra-gw-https-r1-m0", "websecure", "httproute-shop-cart-r1", true, 1},
+		{"httproute-shop-cart-infra-gw-http-r2-m0", "web", "httproute-shop-cart-r2-unavailable", false, 0},
+		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable", true, 0},
+	}, got)
+
+	services := map[string]*dynamic.Service{}
+	for _, ns := range p.Services {
+		services[ns.Name] = ns.Service
+	}
+	three, one := 3, 1
+	require.Equal(t, []dynamic.WRRService{{Name: "shop-web-8080", Weight: &three}, {Name: "shop-api-8080", Weight: &one}},
+		services["httproute-shop-cart-r1"].Weighted.Services)
+	require.Empty(t, services["httproute-shop-cart-r2-unavailable"].LoadBalancer.Servers, "Traefik answers 503")
+	require.Contains(t, services, "shop-api-8080", "a weighted service's load balancers are the part's, swapped when rebuilt")
+	require.Len(t, p.Middlewares, 2, "the header filter, once per listener")
+	require.NotContains(t, w.asked, translate.PortKey{Service: translate.Key{Namespace: "shop", Name: "gone"}}, "an unusable backend has no load balancer")
+}
+
+// Priorities make Traefik try the routers of an entry point in the order
+// the Gateway API ranks their matches: an exact path before a prefix, a
+// longer prefix before a shorter one, the older route first on equal
+// matches.
+func TestPrioritiesRankMatchesAcrossRoutes(t *testing.T) {
+	w := newWorld(t)
+	older := shopRoute(gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}})
+	newer := shopRoute(
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("api", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/api"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("api", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchExact, "/api/login"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}},
+	)
+	newer.Name, newer.CreationTimestamp = "auth", metav1.NewTime(older.CreationTimestamp.Add(time.Hour))
+	pOld, _ := w.translate(t, older)
+	pNew, _ := w.translate(t, newer)
+	var routers []*translate.Router
+	for _, p := range []*translate.Part{pOld, pNew} {
+		for i := range p.Routers {
+			routers = append(routers, &p.Routers[i])
+		}
+	}
+	prios, err := Priorities(routers)
+	require.NoError(t, err)
+	route := func(path string) string { // the service Traefik sends a request for path to, on the HTTP entry point
+		best, service := 0, ""
+		for _, r := range routers {
+			if r.Config.EntryPoints[0] != "web" || !rule.MustParse(r.Config.Rule).MatchRequest(rule.NewRequest(httptest.NewRequest("GET", "http://shop.example.com"+path, nil))) {
+				continue
+			}
+			require.NotEqual(t, best, prios[r], "two matching routers share priority %d", best)
+			if prios[r] > best {
+				best, service = prios[r], r.Config.Service
+			}
+		}
+		return service
+	}
+	require.Equal(t, "shop-web-8080", route("/"), "the older route's equal match")
+	require.Equal(t, "shop-api-8080", route("/api/x"))
+	require.Equal(t, "shop-api-8080", route("/api"))
+	require.Equal(t, "shop-web-8080", route("/api/login"), "the exact path")
+	require.Equal(t, "shop-web-8080", route("/apix"), "a prefix matches whole path elements")
+	require.True(t, slices.ContainsFunc(routers, func(r *translate.Router) bool { return prios[r] == 1 }), "the lowest priority is 1")
+}
