@@ -65,10 +65,16 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 // are dialect.hosts(ing), which the caller put in the host index.
 func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan, hosts []string) *ingressPart {
 	p := &ingressPart{hosts: hosts, settings: ps.r.isSettings(ing)}
-	ps.cur, ps.entrySet = p, nil
-	ps.r.dialect.translate(&ps.tr, &p.Part, ing, pl)
-	ps.cur, ps.entrySet = nil, nil
+	ps.build(p, func(part *translate.Part) { ps.r.dialect.translate(&ps.tr, part, ing, pl) })
 	return p
+}
+
+// build fills p by fill, a front end's translation of one object: the
+// load balancers it asks for (pass.loadBalancer) become p's entries.
+func (ps *pass) build(p *ingressPart, fill func(*translate.Part)) {
+	ps.cur, ps.entrySet = p, nil
+	fill(&p.Part)
+	ps.cur, ps.entrySet = nil, nil
 }
 
 // plan is the client's plan of ing, nil when it has none.

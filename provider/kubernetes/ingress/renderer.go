@@ -104,7 +104,10 @@ type ingressGetter interface {
 func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed bool) {
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
-	if r.res == nil || set.full || !canLookUp {
+	if _, routes := r.dialect.(routeDialect); r.res == nil || set.full || !canLookUp || routes {
+		// The Gateway front end's renders are full ones: its incremental
+		// path (which parts a change of a Gateway, a route or a grant
+		// reaches) is not built yet.
 		return r.full(snap)
 	}
 	if set.nodes && r.loc.FromNode {
@@ -144,6 +147,30 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	prevDialect, prev := r.dialect, r.st
 	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
 	r.classes = r.readClasses(snap)
+	var byKey []*ingressPart
+	if rd, ok := r.dialect.(routeDialect); ok {
+		r.st = newRenderState(0)
+		byKey = rd.routeParts(r.newPass(snap, prev.entries), snap)
+		r.stats.Translated += len(byKey)
+	} else {
+		byKey = r.ingressParts(snap, prev, prevDialect)
+	}
+	r.st.served = slices.SortedFunc(slices.Values(byKey), compareParts)
+	for _, p := range byKey {
+		r.st.record(p)
+	}
+	prevConf := r.conf
+	r.conf = r.asm.full(r.st, byKey)
+	translate.PruneCertificates(&r.memos, r.st.secUsers)
+	r.ingresses = nil
+	return r.result(), prevConf == nil || !sameConfiguration(prevConf, r.conf)
+}
+
+// ingressParts are the parts of the served Ingresses of snap, in the
+// order of their keys, in a new render state: each translated, or taken
+// from prev, the last render's state, when nothing it was built from
+// changed.
+func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect dialect) []*ingressPart {
 	ings, plans := r.withSettingsIngresses(ingressesByKey(snap))
 	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prev.entries)
@@ -173,15 +200,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 		byKey = append(byKey, ps.translate(ing, servedPlans[i], hosts[i]))
 		r.stats.Translated++
 	}
-	r.st.served = slices.SortedFunc(slices.Values(byKey), compareParts)
-	for _, p := range byKey {
-		r.st.record(p)
-	}
-	prevConf := r.conf
-	r.conf = r.asm.full(r.st, byKey)
-	translate.PruneCertificates(&r.memos, r.st.secUsers)
-	r.ingresses = nil
-	return r.result(), prevConf == nil || !sameConfiguration(prevConf, r.conf)
+	return byKey
 }
 
 // ingressesByKey lists the Ingresses of snap in the order of their keys,
@@ -216,7 +235,7 @@ func (r *Renderer) result() *Result {
 	if r.ingresses == nil {
 		r.ingresses = make([]*netv1.Ingress, 0, len(r.st.served))
 		for _, p := range r.st.served {
-			if !p.settings {
+			if !p.settings && p.Ingress != nil {
 				r.ingresses = append(r.ingresses, p.Ingress)
 			}
 		}

@@ -37,10 +37,10 @@ func sameOwner(a, b dynamic.HostOwner) bool {
 	return a.Namespace == b.Namespace && a.Name == b.Name && a.Created.Equal(b.Created)
 }
 
-// ownerOf is the Ingress of pr, as a host's owner.
+// ownerOf is the object of pr (an Ingress, a route), as a host's owner.
 func ownerOf(pr *translate.Router) dynamic.HostOwner {
-	ing := pr.Part.Ingress
-	return dynamic.HostOwner{Namespace: ing.Namespace, Name: ing.Name, Created: ing.CreationTimestamp.Time}
+	p := pr.Part
+	return dynamic.HostOwner{Namespace: p.Key.Namespace, Name: p.Key.Name, Created: p.Created()}
 }
 
 // tlsOption is the option a TLS router names, "" for the default.
@@ -105,10 +105,10 @@ func (a *assembly) skipTLSRouter(pr *translate.Router, host *hostTLS, option str
 		a.tlsSkipped = map[*translate.Router]struct{}{}
 	}
 	a.tlsSkipped[pr] = struct{}{}
-	ing, older := pr.Part.Ingress, host.owner
-	a.tlsErrs = append(a.tlsErrs, &ObjectError{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name, Field: pr.Path.String(), Severity: SeverityError,
-		Err: fmt.Errorf("Ingress %s/%s, which is older, gives the host's TLS routers TLS option %s; this path's router %s names %s, and Traefik would then use its default options for the whole host (the router is left out)",
-			older.Namespace, older.Name, optionText(host.option), excerpt.Text(pr.Key), optionText(option))})
+	older := host.owner
+	a.tlsErrs = append(a.tlsErrs, pr.Part.ObjectError(pr.Path.String(), SeverityError,
+		fmt.Errorf("%s %s/%s, which is older, gives the host's TLS routers TLS option %s; this path's router %s names %s, and Traefik would then use its default options for the whole host (the router is left out)",
+			pr.Part.Kind, older.Namespace, older.Name, optionText(host.option), excerpt.Text(pr.Key), optionText(option))))
 	a.dirty = true
 }
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -199,6 +200,9 @@ func (p *Part) BeginObject(kind string, obj metav1.Object) {
 	p.createdSec, p.createdNsec = created.Unix(), int32(created.Nanosecond())
 }
 
+// Created is when the part's object was made.
+func (p *Part) Created() time.Time { return time.Unix(p.createdSec, int64(p.createdNsec)) }
+
 // ObjectKey is the key of the part's object.
 func (p *Part) ObjectKey() ObjectKey { return ObjectKey{Kind: p.Kind, Key: p.Key} }
 
@@ -355,31 +359,39 @@ func (t *IngressEnv) ingressCerts(p *Part) {
 		if entry.SecretName == "" {
 			continue
 		}
-		id := Key{ing.Namespace, entry.SecretName}
-		if !slices.Contains(p.Secrets, id) {
-			p.Secrets = append(p.Secrets, id)
-		}
-		key := ing.Namespace + "-" + entry.SecretName
-		if slices.ContainsFunc(p.Certs, func(c CertUse) bool { return c.Key == key }) {
-			continue
-		}
-		field := func() string { return fmt.Sprintf("spec.tls[%d].secretName", i) } // written only for a problem
-		secret := t.Snapshot.Secret(ing.Namespace, entry.SecretName)
-		if secret == nil {
-			p.errorf(field(), fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", ing.Namespace, excerpt.Text(entry.SecretName)))
-			continue
-		}
-		if err := CheckSecretData(secret); err != nil {
-			p.errorf(field(), fmt.Errorf("%w (the certificate is pending: the routes are kept without it until then)", err))
-			continue
-		}
-		cert, err := t.Memos.certs.check(id, secret)
-		if err != nil {
-			p.errorf(field(), fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", ing.Namespace, entry.SecretName, err))
-			continue
-		}
-		p.Certs = append(p.Certs, CertUse{Key: key, Cert: cert})
+		t.Certificate(p, ing.Namespace, entry.SecretName, func() string { return fmt.Sprintf("spec.tls[%d].secretName", i) })
 	}
+}
+
+// Certificate adds to p the certificate of the Secret namespace/name,
+// which field (written only for a problem) of p's object names, once
+// however many fields name it; p depends on the Secret from then on. A
+// Secret that is missing, incomplete or holds no usable key pair is a
+// problem of the field, and the routes are kept without its certificate.
+func (t *IngressEnv) Certificate(p *Part, namespace, name string, field func() string) {
+	id := Key{namespace, name}
+	if !slices.Contains(p.Secrets, id) {
+		p.Secrets = append(p.Secrets, id)
+	}
+	key := namespace + "-" + name
+	if slices.ContainsFunc(p.Certs, func(c CertUse) bool { return c.Key == key }) {
+		return
+	}
+	secret := t.Snapshot.Secret(namespace, name)
+	if secret == nil {
+		p.errorf(field(), fmt.Errorf("secret %s/%s not found (the routes are kept without this certificate)", namespace, excerpt.Text(name)))
+		return
+	}
+	if err := CheckSecretData(secret); err != nil {
+		p.errorf(field(), fmt.Errorf("%w (the certificate is pending: the routes are kept without it until then)", err))
+		return
+	}
+	cert, err := t.Memos.certs.check(id, secret)
+	if err != nil {
+		p.errorf(field(), fmt.Errorf("secret %s/%s: %w (the routes are kept without this certificate)", namespace, name, err))
+		return
+	}
+	p.Certs = append(p.Certs, CertUse{Key: key, Cert: cert})
 }
 
 func (p *Part) errorf(field string, err error) {

@@ -1,0 +1,194 @@
+package ingress
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
+)
+
+// routeDialect is a dialect whose parts are made of other objects than
+// Ingresses (the Gateway front end's routes and Gateways): a full render
+// takes its parts from routeParts, in a new render state, and assembles
+// them as it does Ingresses' parts.
+type routeDialect interface {
+	dialect
+	// routeParts translates the objects of snap this dialect serves, each
+	// into its part through ps (which builds their load balancers), in
+	// the order of their keys.
+	routeParts(ps *pass, snap Snapshot) []*ingressPart
+}
+
+// gatewayObjects is what the Gateway front end reads of a snapshot
+// besides Snapshot (a snapshot without it has no Gateway API objects).
+type gatewayObjects interface {
+	GatewayClasses() []*gatewayv1.GatewayClass
+	Gateways() []*gatewayv1.Gateway
+	HTTPRoutes() []*gatewayv1.HTTPRoute
+	GRPCRoutes() []*gatewayv1.GRPCRoute
+	ReferenceGrants() []*gatewayv1.ReferenceGrant
+	Namespace(name string) *corev1.Namespace
+}
+
+// gatewayDialect is the Gateway API front end (package gateway): the
+// parts of the HTTPRoutes attached to the Gateways of the GatewayClasses
+// whose controllerName is ours, and of those Gateways (their listeners'
+// certificates). It serves no Ingress.
+type gatewayDialect struct {
+	opts   *attach.Options // a pointer: a dialect is a comparable value
+	target filter.Target
+}
+
+func (*gatewayDialect) name() string                                           { return GatewayProviderName }
+func (*gatewayDialect) classes(Snapshot) servedSet                             { return noIngress{} }
+func (*gatewayDialect) hosts(*netv1.Ingress) []string                          { return nil }
+func (*gatewayDialect) defaults() defaultNames                                 { return defaultNames{} }
+func (*gatewayDialect) keep() k8s.Keep                                         { return translate.Reads }
+func (*gatewayDialect) secretKeys(*netv1.Ingress) []string                     { return nil }
+func (*gatewayDialect) configMap() (string, string)                            { return "", "" }
+func (*gatewayDialect) settingsIngresses() []*netv1.Ingress                    { return nil }
+func (*gatewayDialect) plansByClient() bool                                    { return false }
+func (d *gatewayDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { return d, nil }
+
+// translate is never called: the dialect serves no Ingress.
+func (*gatewayDialect) translate(*translate.IngressEnv, *translate.Part, *netv1.Ingress, *translate.Plan) {
+}
+
+// noIngress serves no Ingress.
+type noIngress struct{}
+
+func (noIngress) Serves(*netv1.Ingress) bool { return false }
+
+// routeParts processes the GatewayClasses and Gateways of snap, attaches
+// the routes to their listeners and translates the routes attached to at
+// least one, then ranks the routers of each entry point over all routes
+// (their priorities depend on each other).
+func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
+	objs, ok := snap.(gatewayObjects)
+	if !ok {
+		return nil
+	}
+	look := gatewayLookups(snap, objs)
+	classes := map[string]*gatewayv1.GatewayClass{}
+	for _, c := range objs.GatewayClasses() {
+		classes[c.Name] = c
+	}
+	gateways := map[translate.Key]*attach.Gateway{}
+	var parts []*ingressPart
+	for _, gw := range sortedByKey(objs.Gateways()) {
+		g, ours := attach.ProcessGateway(gw, classes[string(gw.Spec.GatewayClassName)], *d.opts, look)
+		if !ours {
+			continue
+		}
+		gateways[translate.Key{Namespace: gw.Namespace, Name: gw.Name}] = &g
+		if p := d.gatewayPart(ps, gw, &g); p != nil {
+			parts = append(parts, p)
+		}
+	}
+	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target,
+		Gateway: func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
+	var routers []*translate.Router
+	for _, route := range sortedByKey(objs.HTTPRoutes()) {
+		view := attach.RouteFromHTTP(route)
+		att := attach.AttachRoute(view, env.Gateway, look)
+		if !slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
+			continue
+		}
+		bc := attach.CheckBackends(view, attach.HTTPRouteBackendRefs(route), look)
+		p := &ingressPart{}
+		ps.build(p, func(part *translate.Part) { gateway.HTTPRoute(env, part, route, &att, &bc) })
+		parts = append(parts, p)
+		for i := range p.Routers {
+			routers = append(routers, &p.Routers[i])
+		}
+	}
+	// The routers are this render's own, not yet handed out: their
+	// priorities are set in place.
+	prios, err := gateway.Priorities(routers)
+	for _, rt := range routers {
+		if err != nil {
+			rt.Part.Problem(rt.Path.String(), translate.SeverityError, err)
+			continue
+		}
+		rt.Config.Priority = prios[rt]
+	}
+	return parts
+}
+
+// gatewayPart is the part of a Gateway: the certificates of its
+// programmed listeners that end TLS; nil when it has none.
+func (d *gatewayDialect) gatewayPart(ps *pass, gw *gatewayv1.Gateway, g *attach.Gateway) *ingressPart {
+	p := &ingressPart{}
+	ps.build(p, func(part *translate.Part) {
+		part.BeginObject(string(attach.KindGateway), gw)
+		for li, l := range g.Listeners {
+			if !l.Programmed || l.TLSMode != gatewayv1.TLSModeTerminate {
+				continue
+			}
+			for ci, c := range l.Certificates {
+				ps.tr.Certificate(part, c.Namespace, c.Name, func() string {
+					return fmt.Sprintf("spec.listeners[%d].tls.certificateRefs[%d]", li, ci)
+				})
+			}
+		}
+	})
+	if len(p.Certs) == 0 && len(p.Errs) == 0 {
+		return nil
+	}
+	return p
+}
+
+// gatewayLookups are what attachment reads of snap: namespaces' labels,
+// Services' ports, TLS Secrets and ReferenceGrants.
+func gatewayLookups(snap Snapshot, objs gatewayObjects) attach.Lookups {
+	return attach.Lookups{
+		NamespaceLabels: func(name string) (map[string]string, bool) {
+			if ns := objs.Namespace(name); ns != nil {
+				return ns.Labels, true
+			}
+			return nil, false
+		},
+		Service: func(ns, name string) (attach.Service, bool) {
+			svc := snap.Service(ns, name)
+			if svc == nil {
+				return attach.Service{}, false
+			}
+			out := attach.Service{Ports: make([]attach.ServicePort, len(svc.Spec.Ports))}
+			for i, p := range svc.Spec.Ports {
+				out.Ports[i] = attach.ServicePort{Port: p.Port}
+				if p.AppProtocol != nil {
+					out.Ports[i].AppProtocol = *p.AppProtocol
+				}
+			}
+			return out, true
+		},
+		TLSSecret: func(ns, name string) error {
+			s := snap.Secret(ns, name)
+			if s == nil {
+				return fmt.Errorf("secret %s/%s not found", ns, name)
+			}
+			return translate.CheckSecretData(s)
+		},
+		ReferencePermitted: attach.GrantLookup(objs.ReferenceGrants()),
+	}
+}
+
+// sortedByKey is objs in the order of their keys (namespace, then name).
+func sortedByKey[T interface {
+	GetNamespace() string
+	GetName() string
+}](objs []T) []T {
+	out := slices.Clone(objs)
+	slices.SortFunc(out, func(a, b T) int {
+		return translate.CompareKeys(translate.Key{Namespace: a.GetNamespace(), Name: a.GetName()}, translate.Key{Namespace: b.GetNamespace(), Name: b.GetName()})
+	})
+	return out
+}

@@ -1,0 +1,124 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+)
+
+// GatewayProviderName is the name the Gateway API provider gives its
+// messages.
+const GatewayProviderName = "kubernetesgateway"
+
+// DefaultGatewayControllerName is the controllerName of the
+// GatewayClasses the Gateway API provider serves unless told otherwise.
+const DefaultGatewayControllerName = "sliceway.io/gateway-controller"
+
+// GatewayProvider serves the HTTPRoutes attached to the Gateways of the
+// GatewayClasses whose controllerName is ControllerName, on the same
+// engine as Provider: its options are Provider's (the endpoint, trust,
+// family and topology ones, the cluster connection), under its own
+// prefix. A Gateway's listeners are served on the proxy's entry points
+// of the same port and protocol (EntryPoints).
+type GatewayProvider struct {
+	Provider
+	ControllerName    string                        `description:"The spec.controllerName of the GatewayClasses whose Gateways are served." json:"controllerName,omitempty" toml:"controllerName,omitempty" yaml:"controllerName,omitempty" export:"true"`
+	EntryPoints       map[string]*GatewayEntryPoint `description:"The proxy's entry points, by name: a listener is served on the one of its port and a protocol that carries it (an HTTP listener on an HTTP entry point, an HTTPS one on an HTTPS entry point)." json:"entryPoints,omitempty" toml:"entryPoints,omitempty" yaml:"entryPoints,omitempty" export:"true"`
+	PluginMiddlewares bool                          `description:"Write header modifiers, redirects and rewrites as Traefik's own Gateway API middlewares, which only a provider plugin delivers (sliceway's traefik-plugin): exact, where the middlewares every delivery takes cannot add to a header nor redirect with 303, 307 or 308 (such filters are then refused)." json:"pluginMiddlewares,omitempty" toml:"pluginMiddlewares,omitempty" yaml:"pluginMiddlewares,omitempty" export:"true"`
+}
+
+// GatewayEntryPoint is an entry point of the proxy as Gateway listeners
+// see it: the port clients reach it on, and what it serves.
+type GatewayEntryPoint struct {
+	Port     int32  `description:"The port of the listeners it serves (the port clients connect to, which may differ from the one Traefik listens on behind a Service)." json:"port,omitempty" toml:"port,omitempty" yaml:"port,omitempty" export:"true"`
+	Protocol string `description:"HTTP or HTTPS (Traefik ends TLS with the listeners' certificates)." json:"protocol,omitempty" toml:"protocol,omitempty" yaml:"protocol,omitempty" export:"true"`
+}
+
+// SetDefaults sets the default option values: Provider's, the default
+// controllerName, the entry points web (80, HTTP) and websecure (443,
+// HTTPS), as Traefik names them, and a Lease of its own.
+func (p *GatewayProvider) SetDefaults() {
+	p.Provider.SetDefaults()
+	p.ControllerName = DefaultGatewayControllerName
+	p.EntryPoints = map[string]*GatewayEntryPoint{
+		"web":       {Port: 80, Protocol: string(gatewayv1.HTTPProtocolType)},
+		"websecure": {Port: 443, Protocol: string(gatewayv1.HTTPSProtocolType)},
+	}
+	p.LeaderElection.LeaseName = "sliceway-gateway"
+}
+
+// Validate checks the options that can be wrong on their own.
+func (p *GatewayProvider) Validate() error {
+	if err := p.Provider.Validate(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.ControllerName) == "" {
+		return errors.New("controllerName: must not be empty")
+	}
+	if len(p.EntryPoints) == 0 {
+		return errors.New("entryPoints: none given, so no listener can be served")
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.EntryPoints)) {
+		ep := p.EntryPoints[name]
+		switch {
+		case ep == nil || ep.Port < 1 || ep.Port > 65535:
+			return fmt.Errorf("entryPoints.%s.port: want a port from 1 to 65535", name)
+		case ep.Protocol != string(gatewayv1.HTTPProtocolType) && ep.Protocol != string(gatewayv1.HTTPSProtocolType):
+			return fmt.Errorf("entryPoints.%s.protocol: %q: want HTTP or HTTPS", name, ep.Protocol)
+		}
+	}
+	return nil
+}
+
+// Init validates the options and sets the dialect. It does not connect.
+func (p *GatewayProvider) Init() error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	opts := &attach.Options{ControllerName: gatewayv1.GatewayController(p.ControllerName)}
+	for _, name := range slices.Sorted(maps.Keys(p.EntryPoints)) {
+		ep := p.EntryPoints[name]
+		opts.EntryPoints = append(opts.EntryPoints, attach.EntryPoint{Name: name, Port: ep.Port, Protocol: gatewayv1.ProtocolType(ep.Protocol)})
+	}
+	if e := p.IngressEndpoint; e != nil {
+		ip, host := gatewayv1.IPAddressType, gatewayv1.HostnameAddressType
+		if e.IP != "" {
+			opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &ip, Value: e.IP})
+		}
+		if e.Hostname != "" {
+			opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &host, Value: e.Hostname})
+		}
+	}
+	d := &gatewayDialect{opts: opts, target: filter.Portable}
+	if p.PluginMiddlewares {
+		d.target = filter.Plugin
+	}
+	p.dialect = d
+	return p.Provider.Init()
+}
+
+// Provide refuses to run: the client does not watch the Gateway API
+// objects yet, so a live provider would serve nothing. The dialect
+// renders through a Renderer whose snapshots hold them.
+func (p *GatewayProvider) Provide(context.Context, chan<- dynamic.Message) error {
+	if err := p.Init(); err != nil {
+		return err
+	}
+	return errors.New("the Gateway API provider does not watch a cluster yet")
+}
+
+// IsGateway says whether these options are a GatewayProvider's, once its
+// Init has run.
+func (p *Provider) IsGateway() bool {
+	_, ok := p.dialect.(*gatewayDialect)
+	return ok
+}
