@@ -39,7 +39,7 @@ type gatewayObjects interface {
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
-// parts of the HTTPRoutes attached to the Gateways of the GatewayClasses
+// parts of the HTTPRoutes and GRPCRoutes attached to the Gateways of the GatewayClasses
 // whose controllerName is ours, and of those Gateways (their listeners'
 // certificates). It serves no Ingress.
 type gatewayDialect struct {
@@ -95,19 +95,37 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
 	}
 	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target,
 		Gateway: func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
+	// Every route is attached before any is translated: an HTTPRoute and
+	// a GRPCRoute may not share a hostname on a listener, and the older
+	// keeps it.
+	https, grpcs := sortedByKey(objs.HTTPRoutes()), sortedByKey(objs.GRPCRoutes())
+	atts := make([]attach.RouteAttachment, 0, len(https)+len(grpcs))
+	for _, r := range https {
+		atts = append(atts, attach.AttachRoute(attach.RouteFromHTTP(r), env.Gateway, look))
+	}
+	for _, r := range grpcs {
+		atts = append(atts, attach.AttachRoute(attach.RouteFromGRPC(r), env.Gateway, look))
+	}
+	attach.ResolveKindConflicts(atts)
 	var routers []*translate.Router
-	for _, route := range sortedByKey(objs.HTTPRoutes()) {
-		view := attach.RouteFromHTTP(route)
-		att := attach.AttachRoute(view, env.Gateway, look)
+	for i := range atts {
+		att := &atts[i]
 		if !slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
 			continue
 		}
-		bc := attach.CheckBackends(view, attach.HTTPRouteBackendRefs(route), look)
 		p := &ingressPart{}
-		ps.build(p, func(part *translate.Part) { gateway.HTTPRoute(env, part, route, &att, &bc) })
+		if i < len(https) {
+			route := https[i]
+			bc := attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look)
+			ps.build(p, func(part *translate.Part) { gateway.HTTPRoute(env, part, route, att, &bc) })
+		} else {
+			route := grpcs[i-len(https)]
+			bc := attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look)
+			ps.build(p, func(part *translate.Part) { gateway.GRPCRoute(env, part, route, att, &bc) })
+		}
 		parts = append(parts, p)
-		for i := range p.Routers {
-			routers = append(routers, &p.Routers[i])
+		for j := range p.Routers {
+			routers = append(routers, &p.Routers[j])
 		}
 	}
 	// The routers are this render's own, not yet handed out: their

@@ -18,6 +18,7 @@ type gatewayTestSnapshot struct {
 	classes    []*gatewayv1.GatewayClass
 	gateways   []*gatewayv1.Gateway
 	routes     []*gatewayv1.HTTPRoute
+	grpcs      []*gatewayv1.GRPCRoute
 	grants     []*gatewayv1.ReferenceGrant
 	namespaces map[string]*corev1.Namespace
 }
@@ -25,7 +26,7 @@ type gatewayTestSnapshot struct {
 func (s *gatewayTestSnapshot) GatewayClasses() []*gatewayv1.GatewayClass    { return s.classes }
 func (s *gatewayTestSnapshot) Gateways() []*gatewayv1.Gateway               { return s.gateways }
 func (s *gatewayTestSnapshot) HTTPRoutes() []*gatewayv1.HTTPRoute           { return s.routes }
-func (s *gatewayTestSnapshot) GRPCRoutes() []*gatewayv1.GRPCRoute           { return nil }
+func (s *gatewayTestSnapshot) GRPCRoutes() []*gatewayv1.GRPCRoute           { return s.grpcs }
 func (s *gatewayTestSnapshot) ReferenceGrants() []*gatewayv1.ReferenceGrant { return s.grants }
 func (s *gatewayTestSnapshot) Namespace(name string) *corev1.Namespace      { return s.namespaces[name] }
 
@@ -83,12 +84,19 @@ func TestGatewayProviderRendersHTTPRoutes(t *testing.T) {
 		}}
 	}
 	snap.routes = []*gatewayv1.HTTPRoute{route("shop", "gw"), route("elsewhere", "theirs"), route("nowhere", "missing")}
+	snap.grpcs = []*gatewayv1.GRPCRoute{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "rpc"}, Spec: gatewayv1.GRPCRouteSpec{
+		CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw", Namespace: &ns}}},
+		Hostnames:       []gatewayv1.Hostname{"rpc.example.com"},
+		Rules:           []gatewayv1.GRPCRouteRule{{BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: ref[0].BackendRef}}}},
+	}}}
 
 	res, _ := NewRenderer(&newGatewayProvider(t).Provider).Render(snap, nil)
 	require.Empty(t, res.Errors)
 	require.Empty(t, res.Ingresses, "the Gateway provider serves no Ingress")
 	h := res.Configuration.HTTP
-	require.Len(t, h.Routers, 4, "two rules on two listeners")
+	require.Len(t, h.Routers, 6, "two rules of the HTTPRoute and one of the GRPCRoute, on two listeners")
+	require.Equal(t, "shop-web-80-h2c", h.Routers["grpcroute-shop-rpc-infra-gw-http-r0-m0"].Service)
+	require.Equal(t, "h2c://10.1.0.1:8080", h.Services["shop-web-80-h2c"].LoadBalancer.Servers[0].URL)
 	rootHTTP := h.Routers["httproute-shop-shop-infra-gw-http-r0-m0"]
 	loginHTTP := h.Routers["httproute-shop-shop-infra-gw-http-r1-m0"]
 	loginHTTPS := h.Routers["httproute-shop-shop-infra-gw-https-r1-m0"]

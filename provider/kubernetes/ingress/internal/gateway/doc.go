@@ -9,7 +9,7 @@
 // Gateways, the route's attachment and backend check, and the one builder
 // of load balancers.
 //
-// What a route becomes, per listener it is attached to and that is
+// What a route (HTTPRoute, GRPCRoute) becomes, per listener it is attached to and that is
 // programmed, per rule, per match and per rank of hostname: a router on
 // the listener's entry point (tls on an HTTPS listener, whose
 // certificates are the Gateway's), with the rule's filters as its
@@ -28,7 +28,10 @@
 // Its files:
 //
 //	env.go         Env: what translating a route reads besides it
-//	httproute.go   HTTPRoute: rules, matches, listeners into routers
+//	route.go       a rule of any route kind: listeners and matches into
+//	               routers, all or none
+//	httproute.go   HTTPRoute: its rules as route.go reads them
+//	grpcroute.go   GRPCRoute: the same, its backends reached with h2c
 //	services.go    a rule's service from its backendRefs
 //	names.go       the names of routers and of the services and
 //	               middlewares a route defines

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"strings"
 
 	netv1 "k8s.io/api/networking/v1"
 
@@ -26,7 +27,10 @@ type ruleService struct {
 // written in a configuration Traefik reads). A backend whose Service
 // port has no load balancer (a port the Service lacks, an ExternalName
 // Service refused) counts as unusable, with a problem naming it.
-func (t *routeTranslation) service(ri int, rb attach.RuleBackends) ruleService {
+//
+// With h2c (a GRPCRoute's), each load balancer's servers are reached with
+// HTTP/2 without TLS (h2c), unless they are https: gRPC needs HTTP/2.
+func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) ruleService {
 	var members []dynamic.WRRService
 	var lbs []ruleService // the load balancers of members
 	unusable := rb.UnusableWeight
@@ -47,8 +51,12 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends) ruleService {
 			continue // takes no request
 		}
 		w := int(b.Weight)
-		members = append(members, dynamic.WRRService{Name: name, Weight: &w})
-		lbs = append(lbs, ruleService{name: name, svc: lb.Service})
+		rs := ruleService{name: name, svc: lb.Service}
+		if h2c {
+			rs = t.derived(rs, "h2c", toH2C)
+		}
+		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
+		lbs = append(lbs, rs)
 	}
 	switch {
 	case len(lbs) == 1 && unusable == 0:
@@ -57,7 +65,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends) ruleService {
 		return t.unavailable(ri)
 	}
 	for _, lb := range lbs {
-		t.place(lb)
+		t.place(lb) // a derived one is the part's already
 	}
 	if unusable > 0 {
 		w := int(min(unusable, int64(maxWeight)))
@@ -87,6 +95,40 @@ func (t *routeTranslation) place(lb ruleService) {
 }
 
 func sameService(s *dynamic.Service) *dynamic.Service { return s }
+
+// derived is the service derive makes of the load balancer lb, named
+// after it with suffix, which every route that derives it alike shares
+// (the same name, the same definition); it follows the load balancer
+// when that is rebuilt in place.
+func (t *routeTranslation) derived(lb ruleService, suffix string, derive func(*dynamic.Service) *dynamic.Service) ruleService {
+	name := lb.name + "-" + suffix
+	for _, ns := range t.p.Services {
+		if ns.Name == name {
+			return ruleService{name: name, svc: ns.Service}
+		}
+	}
+	svc := derive(lb.svc)
+	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: svc, Base: lb.svc, Derive: derive})
+	return ruleService{name: name, svc: svc}
+}
+
+// toH2C is base with its http servers reached by h2c; base is left as
+// it is.
+func toH2C(base *dynamic.Service) *dynamic.Service {
+	if base == nil || base.LoadBalancer == nil {
+		return base
+	}
+	out, lb := *base, *base.LoadBalancer
+	lb.Servers = make([]dynamic.Server, len(base.LoadBalancer.Servers))
+	for i, s := range base.LoadBalancer.Servers {
+		if rest, ok := strings.CutPrefix(s.URL, "http://"); ok {
+			s.URL = "h2c://" + rest
+		}
+		lb.Servers[i] = s
+	}
+	out.LoadBalancer = &lb
+	return &out
+}
 
 // unavailable is the service of the rule's unusable share: a load
 // balancer without servers, which Traefik answers 503 with.

@@ -1,0 +1,50 @@
+package gateway
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/match"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// GRPCRoute builds into p (zero) the part of route as HTTPRoute does: its
+// matches are gRPC services and methods (paths), and its backends are
+// reached with HTTP/2 (h2c unless their load balancers say https).
+func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *attach.RouteAttachment, bc *attach.BackendCheck) (dropped []attach.DroppedRule) {
+	t := begin(env, p, attach.KindGRPCRoute, route)
+	defer translate.RecoverPart(p)
+	for ri := range route.Spec.Rules {
+		rule := &route.Spec.Rules[ri]
+		matches := rule.Matches
+		if len(matches) == 0 {
+			matches = []gatewayv1.GRPCRouteMatch{{}} // the API's one match of every service and method
+		}
+		rv := ruleView{
+			index: ri, matches: len(matches), unsupported: grpcNotServedYet(rule), h2c: true,
+			rules: func(hostnames []string, mi int) ([]match.Rule, error) { return match.GRPC(hostnames, matches[mi]) },
+			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
+				return filter.GRPCRuleFilters(fe, path, prefix, rule)
+			},
+		}
+		if d := t.rule(rv, att, backendsOf(bc, ri)); d != nil {
+			dropped = append(dropped, *d)
+		}
+	}
+	return dropped
+}
+
+// grpcNotServedYet is notServedYet of a GRPCRoute rule.
+func grpcNotServedYet(rule *gatewayv1.GRPCRouteRule) string {
+	if rule.SessionPersistence != nil {
+		return "sessionPersistence is not served yet"
+	}
+	for _, b := range rule.BackendRefs {
+		if len(b.Filters) > 0 {
+			return "filters of backendRefs are not served yet"
+		}
+	}
+	return ""
+}

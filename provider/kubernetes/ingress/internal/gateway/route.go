@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"errors"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/match"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// routeTranslation is the translation of one route into its part.
+type routeTranslation struct {
+	env             *Env
+	p               *translate.Part
+	names           names
+	created         time.Time
+	namespace, name string
+}
+
+// begin makes p the part of route, of kind, and the translation into it.
+func begin(env *Env, p *translate.Part, kind gatewayv1.Kind, route metav1.Object) *routeTranslation {
+	p.BeginObject(string(kind), route)
+	return &routeTranslation{env: env, p: p, names: newNames(string(kind), route.GetNamespace(), route.GetName()),
+		created: route.GetCreationTimestamp().Time, namespace: route.GetNamespace(), name: route.GetName()}
+}
+
+// ruleView is what translating one rule reads of it, whatever the
+// route's kind.
+type ruleView struct {
+	index   int
+	matches int // how many; at least one (a rule without matches has the API's one)
+	// rules are the Traefik rules of match mi on a listener of hostnames.
+	rules func(hostnames []string, mi int) ([]match.Rule, error)
+	// filters are the rule's filters on one listener.
+	filters func(env filter.Env, path *field.Path, prefix string) (filter.Result, error)
+	// unsupported says what of the rule is not served yet; "" when nothing.
+	unsupported string
+	// h2c: the backends speak HTTP/2 without TLS (gRPC), unless their
+	// load balancers say https.
+	h2c bool
+}
+
+// pendingRouter is a router of a rule, kept aside until the whole rule
+// translated: a rule is served whole or not at all.
+type pendingRouter struct {
+	key        string
+	entryPoint string
+	tls        bool
+	rule       match.Rule
+	order      match.Order
+	middleware []string
+	matchIndex int
+}
+
+// rule adds the routers of rv on every programmed listener the route is
+// attached to, or, when the rule cannot be served as written, nothing but
+// the returned dropped rule.
+func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb attach.RuleBackends) *attach.DroppedRule {
+	ri := rv.index
+	path := field.NewPath("spec", "rules").Index(ri)
+	if rv.unsupported != "" {
+		return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: rv.unsupported}
+	}
+	var routers []pendingRouter
+	var mws []filter.NamedMiddleware
+	for pi := range att.Parents {
+		parent := &att.Parents[pi]
+		gw := t.env.Gateway(parent.GatewayNamespace, parent.GatewayName)
+		if !parent.Accepted || gw == nil {
+			continue
+		}
+		for li := range parent.Listeners {
+			la := &parent.Listeners[li]
+			l, ok := gw.Listener(la.Listener)
+			if !la.Programmed || !ok {
+				continue
+			}
+			prefix := t.names.listener(parent, la, ri)
+			res, err := rv.filters(filter.Env{Target: t.env.Target, Listener: listenerOf(l)}, path, prefix)
+			if err != nil {
+				return filterDropped(ri, err)
+			}
+			if len(res.Mirrors) > 0 {
+				return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue,
+					Message: res.Mirrors[0].Field + ": RequestMirror is not served yet"}
+			}
+			hostnames := hostnameStrings(la.Hostnames)
+			for mi := range rv.matches {
+				rules, err := rv.rules(hostnames, mi)
+				if err != nil {
+					return matchDropped(ri, mi, err)
+				}
+				for k, r := range rules {
+					routers = append(routers, pendingRouter{
+						key: router(prefix, mi, k), entryPoint: la.EntryPoint, tls: l.Protocol == gatewayv1.HTTPSProtocolType,
+						rule: r, middleware: res.Names(), matchIndex: mi,
+						order: match.Order{Listener: listenerRank(l), Precedence: r.Precedence, Created: t.created,
+							Namespace: t.namespace, Name: t.name, RuleIndex: ri, MatchIndex: mi},
+					})
+				}
+			}
+			mws = append(mws, res.Middlewares...)
+		}
+	}
+	if len(routers) == 0 {
+		return nil // attached to no programmed listener: nothing to serve
+	}
+	svc := t.service(ri, rb, rv.h2c)
+	for _, m := range mws {
+		mw := m.Middleware
+		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
+	}
+	for _, pr := range routers {
+		rt := &dynamic.Router{EntryPoints: []string{pr.entryPoint}, Rule: pr.rule.Rule, Service: svc.name, Middlewares: pr.middleware}
+		if pr.tls {
+			rt.TLS = &dynamic.RouterTLSConfig{} // the listener's certificates are the Gateway's
+		}
+		t.p.AddRouter(pr.key, translate.NewMatchRef(ri, pr.matchIndex), rt, svc.svc)
+		order := pr.order
+		t.p.Routers[len(t.p.Routers)-1].Order = &order
+	}
+	return nil
+}
+
+// backendsOf is rule ri's backends in bc; none when bc has no such rule.
+func backendsOf(bc *attach.BackendCheck, ri int) attach.RuleBackends {
+	if ri < len(bc.Rules) {
+		return bc.Rules[ri]
+	}
+	return attach.RuleBackends{}
+}
+
+// filterDropped is the dropped rule of a filter problem: the first
+// problem's reason, and every problem in the message.
+func filterDropped(ri int, err error) *attach.DroppedRule {
+	d := &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: err.Error()}
+	var fe *filter.Error
+	if errors.As(err, &fe) && fe.Reason != "" {
+		d.Reason = fe.Reason
+	}
+	return d
+}
+
+// matchDropped is the dropped rule of a problem of match mi.
+func matchDropped(ri, mi int, err error) *attach.DroppedRule {
+	var fe *match.FieldError
+	if errors.As(err, &fe) {
+		err = fe.Under(field.NewPath("spec", "rules").Index(ri).Child("matches").Index(mi).String())
+	}
+	return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: err.Error()}
+}
+
+// listenerOf is what a listener tells filters about its requests.
+func listenerOf(l *attach.Listener) filter.Listener {
+	out := filter.Listener{Port: l.Port}
+	switch l.Protocol {
+	case gatewayv1.HTTPProtocolType:
+		out.Scheme = "http"
+	case gatewayv1.HTTPSProtocolType:
+		out.Scheme = "https"
+	}
+	return out
+}
+
+// listenerRank ranks a listener's hostname: a request goes to the most
+// specific listener of its port that matches it.
+func listenerRank(l *attach.Listener) match.HostRank {
+	if l.Hostname == nil {
+		return match.RankHostname("")
+	}
+	return match.RankHostname(string(*l.Hostname))
+}
+
+func hostnameStrings(hs []gatewayv1.Hostname) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = string(h)
+	}
+	return out
+}
