@@ -148,11 +148,8 @@ func readOrigin(p *field.Path, o string) (exact, pattern string, err *Error) {
 		u := url.URL{Scheme: scheme, Host: hostPort}
 		return u.String(), "", nil
 	}
-	var hostPattern string
-	switch {
-	case host == "*":
-		hostPattern = `(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])`
-	default: // "*." then labels
+	hostPattern := `(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])` // "*"
+	if host != "*" {                                 // "*." then labels
 		hostPattern = `(?:[a-z0-9-]+\.)+` + regexp.QuoteMeta(strings.TrimPrefix(host, "*."))
 	}
 	portPattern := ""

@@ -152,7 +152,7 @@ func TestLongValueCutInMessage(t *testing.T) {
 	long := strings.Repeat("v", 5000) + "\n"
 	f := gwapiv1.HTTPHeaderFilter{Set: []gwapiv1.HTTPHeader{header("X-Foo", long)}}
 	_, err := HTTPRuleFilters(Env{}, rule0, "r", headerRule(gwapiv1.HTTPRouteFilterRequestHeaderModifier, f))
-	e := requireOneError(t, err, "spec.rules[0].filters[0].requestHeaderModifier.set[0].value", gwapiv1.RouteReasonUnsupportedValue)
+	e := oneError(t, err, "spec.rules[0].filters[0].requestHeaderModifier.set[0].value", gwapiv1.RouteReasonUnsupportedValue)
 	require.Less(t, len(e.Detail), 400)
 	require.Contains(t, e.Detail, "(5,001 bytes)")
 }

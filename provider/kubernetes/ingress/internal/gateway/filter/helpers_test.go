@@ -37,7 +37,13 @@ func requireJSON(t *testing.T, want string, v any) {
 
 // requireOneError asserts that err holds one Error, for field, with
 // reason.
-func requireOneError(t *testing.T, err error, field string, reason gwapiv1.RouteConditionReason) *Error {
+func requireOneError(t *testing.T, err error, field string, reason gwapiv1.RouteConditionReason) {
+	t.Helper()
+	_ = oneError(t, err, field, reason)
+}
+
+// oneError is requireOneError's problem, for a test that reads it further.
+func oneError(t *testing.T, err error, field string, reason gwapiv1.RouteConditionReason) *Error {
 	t.Helper()
 	var errs Errors
 	require.True(t, errors.As(err, &errs), "want Errors, got %v", err)

@@ -152,7 +152,7 @@ func TestRefusedFilters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := HTTPRuleFilters(Env{Target: Plugin}, rule0, "r", &tc.rule)
-			e := requireOneError(t, err, tc.field, tc.reason)
+			e := oneError(t, err, tc.field, tc.reason)
 			require.Equal(t, tc.condition, e.Condition)
 			require.Empty(t, res.Middlewares)
 			require.Empty(t, res.Mirrors)
