@@ -13,6 +13,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	netlisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
@@ -56,6 +57,17 @@ type ClientOptions struct {
 	// forbids or does not authorize, once per informer until it changes or
 	// a list succeeds; the informer keeps retrying.
 	OnDenied func(AccessDenied)
+	// OnMissing, when set, is told at once of a list of a resource the API
+	// server does not serve (a Gateway API CRD not installed), once per
+	// informer until it changes; the informer keeps retrying.
+	OnMissing func(MissingResource)
+	// Gateway, when set, is the client of the Gateway API: the client then
+	// also watches GatewayClasses and Namespaces (cluster-wide), and
+	// Gateways, HTTPRoutes, GRPCRoutes and ReferenceGrants in the watched
+	// namespaces, and its snapshots implement GatewaySnapshot. Nil watches
+	// none of them, so that the RBAC rules of the Ingress providers are
+	// all the client needs.
+	Gateway gatewayclient.Interface
 }
 
 // Client watches the objects the provider reads through shared informers and
@@ -83,6 +95,10 @@ type Client struct {
 	// configMaps watches the ConfigMap the dialect reads; nil when it
 	// reads none.
 	configMaps *configMapWatch
+	// gateway watches the Gateway API objects and the Namespaces; nil
+	// without ClientOptions.Gateway.
+	gateway   *gatewayInformers
+	onMissing func(MissingResource)
 
 	mu    sync.Mutex
 	nodes corelisters.NodeLister // nil until nodes are watched
@@ -98,7 +114,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 	if opts.Provider != nil {
 		d = dialectOf(opts.Provider)
 	}
-	c := &Client{cs: cs, refs: newSecretRefs(d.secretKeys), keep: d.keep(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied}
+	c := &Client{cs: cs, refs: newSecretRefs(d.secretKeys), keep: d.keep(), selector: selector, spaces: map[string]*namespaceInformers{}, notify: opts.Notify, onChange: opts.OnChange, onDenied: opts.OnDenied, onMissing: opts.OnMissing}
 	c.secrets = newSecretFetcher(c, opts.OnSecretFetch)
 	if opts.Provider != nil {
 		c.index = newServiceIndex(newLBOptions(opts.Provider))
@@ -123,6 +139,11 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		classInformer := c.cluster.Networking().V1().IngressClasses()
 		c.classes = classInformer.Lister()
 		if err := c.track("IngressClass", "ingressclasses.networking.k8s.io", "", classInformer.Informer(), nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Gateway != nil {
+		if err := c.watchGateway(opts.Gateway, namespaces); err != nil {
 			return nil, err
 		}
 	}
@@ -151,6 +172,9 @@ func (c *Client) Start(ctx context.Context) {
 	if c.configMaps != nil {
 		c.configMaps.factory.Start(ctx.Done())
 	}
+	if c.gateway != nil {
+		c.gateway.start(ctx.Done())
+	}
 	c.secrets.start(ctx)
 	c.started.Add(1)
 	go func() {
@@ -177,5 +201,8 @@ func (c *Client) Shutdown() {
 	c.cluster.Shutdown()
 	if c.configMaps != nil {
 		c.configMaps.factory.Shutdown()
+	}
+	if c.gateway != nil {
+		c.gateway.shutdown()
 	}
 }

@@ -60,7 +60,9 @@ func (d *denialState) news(verb, text, listedAt string) bool {
 func (d *denialState) forget() { d.told = "" }
 
 // watchErrorHandler records each list or watch error of s for the sync
-// report, and tells a denial at once, once, through OnDenied.
+// report, and tells a denial at once, once, through OnDenied, and a
+// resource the API server does not serve (a missing CRD) likewise
+// through OnMissing.
 func (c *Client) watchErrorHandler(s *namedSync) cache.WatchErrorHandlerWithContext {
 	return func(ctx context.Context, _ *cache.Reflector, err error) {
 		reason := denialReason(err)
@@ -70,17 +72,21 @@ func (c *Client) watchErrorHandler(s *namedSync) cache.WatchErrorHandlerWithCont
 		if strings.HasPrefix(err.Error(), "failed to list ") {
 			verb = "list"
 		}
+		missing := reason == "" && isMissingResource(verb, err)
 		listedAt := s.informer.LastSyncResourceVersion()
 		s.mu.Lock()
 		s.lastErr = err
 		tell := false
-		if reason == "" {
+		if reason == "" && !missing {
 			s.denial.forget()
 		} else {
 			tell = s.denial.news(verb, err.Error(), listedAt)
 		}
 		s.mu.Unlock()
-		if !tell || c.onDenied == nil {
+		if tell && missing && c.onMissing != nil {
+			c.onMissing(MissingResource{Resource: s.resource, Namespace: s.namespace, Where: s.where(), Err: err})
+		}
+		if !tell || missing || c.onDenied == nil {
 			return
 		}
 		c.onDenied(AccessDenied{

@@ -37,17 +37,30 @@ func (s *namedSync) where() string {
 	switch {
 	case s.namespace != "":
 		return fmt.Sprintf("in namespace %q", s.namespace)
-	case s.resource == "ingressclasses.networking.k8s.io" || s.resource == "nodes":
+	case clusterWideResources[s.resource]:
 		return "(cluster-wide)"
 	default:
 		return "in all namespaces"
 	}
 }
 
+// clusterWideResources are the resources of the client's informers that
+// are not namespaced.
+var clusterWideResources = map[string]bool{
+	"ingressclasses.networking.k8s.io": true,
+	"nodes":                            true,
+	namespacesResource:                 true,
+	gatewayClassesResource:             true,
+}
+
 // WaitForSync waits until every informer has listed its resource, or until
 // timeout. The error names each resource that did not sync and the last
 // error its list or watch got, such as
-// `cannot list endpointslices.discovery.k8s.io in namespace "x": forbidden: ...`.
+// `cannot list endpointslices.discovery.k8s.io in namespace "x": forbidden: ...`,
+// or, for a resource the API server does not serve (a Gateway API CRD
+// not installed), `cannot list httproutes.gateway.networking.k8s.io in
+// all namespaces: the API server does not serve it (install the Gateway
+// API CRDs ...): notfound: ...`.
 // The informers keep retrying after it returns.
 func (c *Client) WaitForSync(ctx context.Context, timeout time.Duration) error {
 	c.mu.Lock()
@@ -68,7 +81,10 @@ func waitSynced(ctx context.Context, synced []*namedSync, timeout time.Duration)
 		last := s.lastErr
 		s.mu.Unlock()
 		reason := fmt.Sprintf("not synced after %s", timeout)
-		if last != nil {
+		switch {
+		case last != nil && isMissingResource("list", last):
+			reason = "the API server does not serve it (" + missingRemedy(s.resource) + "): " + describeAPIError(last)
+		case last != nil:
 			reason = describeAPIError(last)
 		}
 		errs = append(errs, fmt.Errorf("cannot list %s %s: %s", s.resource, s.where(), reason))

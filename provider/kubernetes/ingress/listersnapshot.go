@@ -10,8 +10,15 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// Snapshot returns a read-only view of the informer caches.
-func (c *Client) Snapshot() Snapshot { return listerSnapshot{c} }
+// Snapshot returns a read-only view of the informer caches. When the
+// client watches the Gateway API (ClientOptions.Gateway), it also
+// implements GatewaySnapshot.
+func (c *Client) Snapshot() Snapshot {
+	if c.gateway != nil {
+		return gatewayListerSnapshot{listerSnapshot{c}}
+	}
+	return listerSnapshot{c}
+}
 
 type listerSnapshot struct{ c *Client }
 

@@ -124,6 +124,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		Provider:      p,
 		OnChange:      changes.Record,
 		OnDenied:      func(d AccessDenied) { LogAccessDenied(log, d) },
+		OnMissing:     func(m MissingResource) { LogMissingResource(log, m) },
 		OnSecretFetch: p.secretFetched(log, func() {
 			select {
 			case pending <- struct{}{}:

@@ -29,9 +29,13 @@ const (
 // output of the front end that reads what k says. It compares values,
 // never pointers, on a projection of each kind: the fields translation
 // reads. Resyncs, resourceVersion-only updates, managedFields, status
-// heartbeats and annotations the front end does not read give false.
+// heartbeats and annotations the front end does not read give false;
+// so does a status-only update of a Gateway API object (gateway.go).
 // Objects of different or unknown kinds give true.
 func (k Keep) Changed(old, new any) bool {
+	if changed, known := gatewayChanged(old, new); known {
+		return changed
+	}
 	switch o := old.(type) {
 	case *discoveryv1.EndpointSlice:
 		n, ok := new.(*discoveryv1.EndpointSlice)

@@ -8,6 +8,9 @@
 //	              output, compared on what the front ends read
 //	handler.go    the event handler that applies the filter and tells the
 //	              renderer which objects changed
+//	gateway.go    the Gateway API kinds and Namespaces at the door: what
+//	              their cache keeps (their status too) and what counts
+//	              as a change (not their status, which sliceway writes)
 //
 // Reading objects from files instead of an API server is package manifests.
 package k8s

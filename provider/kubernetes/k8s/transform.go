@@ -8,6 +8,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // LastAppliedAnnotation is kubectl's copy of the applied object: often the
@@ -52,7 +53,14 @@ type Keep struct {
 //     mark;
 //   - of Secrets, every data key but those k says, and their string data
 //     (TransformSecret drops the data of Secrets no Ingress references too);
-//   - of Nodes, everything but the name, labels and addresses.
+//   - of Nodes, everything but the name, labels and addresses;
+//   - of the Gateway API kinds the Gateway front end reads (GatewayClass,
+//     Gateway, HTTPRoute, GRPCRoute, ReferenceGrant), managedFields and
+//     the last-applied annotation only: spec, status, labels and other
+//     annotations stay (gateway.go says why);
+//   - of Namespaces, everything but the name and labels.
+//
+// Objects of other kinds pass unchanged.
 //
 // It also moves the rule of an Ingress with one rule of one path, that
 // path, its Service backend and its path type into one allocation
@@ -123,6 +131,10 @@ func (k Keep) Transform(obj any) (any, error) {
 			},
 			Status: corev1.NodeStatus{Addresses: o.Status.Addresses},
 		}, nil
+	case *gatewayv1.GatewayClass, *gatewayv1.Gateway, *gatewayv1.HTTPRoute, *gatewayv1.GRPCRoute, *gatewayv1.ReferenceGrant:
+		trimMeta(gatewayMeta(o))
+	case *corev1.Namespace:
+		return namespaceLabelsOnly(o), nil
 	case cache.DeletedFinalStateUnknown:
 		// A tombstone keeps the last known object; leave it as it is.
 	}

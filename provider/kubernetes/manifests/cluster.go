@@ -12,11 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
+	k8stesting "k8s.io/client-go/testing"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+	gatewayfake "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/fake"
 )
 
-// UsedKinds are the kinds the Ingress provider reads; manifests of other
-// kinds are skipped with a warning.
+// UsedKinds are the kinds the Ingress providers read; manifests of other
+// kinds are skipped with a warning. The Gateway front end reads
+// GatewayKinds besides (WantedKinds).
 var UsedKinds = []schema.GroupVersionKind{
 	netv1.SchemeGroupVersion.WithKind("Ingress"),
 	netv1.SchemeGroupVersion.WithKind("IngressClass"),
@@ -28,7 +31,8 @@ var UsedKinds = []schema.GroupVersionKind{
 	discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"),
 }
 
-// IsUsedKind says whether the provider reads objects of this kind.
+// IsUsedKind says whether the Ingress providers read objects of this
+// kind (one of UsedKinds).
 func IsUsedKind(gvk schema.GroupVersionKind) bool {
 	for _, k := range UsedKinds {
 		if k == gvk {
@@ -39,13 +43,15 @@ func IsUsedKind(gvk schema.GroupVersionKind) bool {
 }
 
 // clusterScoped are the kinds that live outside namespaces.
-var clusterScoped = map[string]bool{"IngressClass": true, "Node": true, "Namespace": true}
+var clusterScoped = map[string]bool{"IngressClass": true, "Node": true, "Namespace": true, "GatewayClass": true}
 
 // NewFakeCluster serves objects as an in-memory cluster through client-go's
 // fake clientset, so that the informer path of the live provider runs
 // unchanged on manifests. Namespaced objects without a namespace go to
 // "default", as kubectl does. An object that is already there (same kind,
 // namespace and name) is an error naming both sources; the first one stays.
+// Gateway API objects go to the cluster's Gateway API clientset, which
+// this does not return: use NewCluster to read them.
 func NewFakeCluster(objs []Object) (kubernetes.Interface, []*Error) {
 	c := NewCluster()
 	_, problems := c.Apply(objs)
@@ -56,10 +62,16 @@ func NewFakeCluster(objs []Object) (kubernetes.Interface, []*Error) {
 // whole by Apply, which tells the informers only what differs: manifests
 // read again after an edit reach the provider as the same edit made in a
 // real cluster would, through the change filter and incremental render.
-// Apply is called from one goroutine at a time; the clientset may be read
+// Apply is called from one goroutine at a time; the clientsets may be read
 // from any.
+//
+// It has two clientsets, as a real cluster has two clients: client-go's
+// for the kinds Kubernetes serves, and gateway-api's for the Gateway API
+// kinds (their CRDs). Apply puts each object in the one its group
+// belongs to, and one watchGate guards both.
 type Cluster struct {
 	cs      *fake.Clientset
+	gw      *gatewayfake.Clientset
 	gate    *watchGate
 	applied map[objectKey]appliedObject
 }
@@ -88,13 +100,39 @@ func (r ApplyResult) Changed() bool { return r.Added+r.Updated+r.Deleted > 0 }
 
 // NewCluster returns an empty in-memory cluster.
 func NewCluster() *Cluster {
-	c := &Cluster{cs: fake.NewClientset(), applied: map[objectKey]appliedObject{}}
-	c.gate = newWatchGate(c.cs)
+	// gateway-api's NewClientset would track fields through a REST mapper
+	// that guesses the resource of Gateway as "gatewaies": a Gateway could
+	// not be created or updated through it. Its simple clientset stores
+	// objects under the resource it is given.
+	c := &Cluster{cs: fake.NewClientset(), gw: gatewayfake.NewSimpleClientset(), applied: map[objectKey]appliedObject{}}
+	c.gate = newWatchGate(c.cs, c.gw)
 	return c
 }
 
 // Clientset is the client of the cluster, for the provider.
 func (c *Cluster) Clientset() kubernetes.Interface { return c.cs }
+
+// GatewayClientset is the client of the cluster's Gateway API objects,
+// for the provider's Gateway front end (ClientOptions.Gateway).
+func (c *Cluster) GatewayClientset() gatewayclient.Interface { return c.gw }
+
+// tracker is the object store of the clientset that holds resource.
+func (c *Cluster) tracker(resource schema.GroupVersionResource) k8stesting.ObjectTracker {
+	if isGatewayGroup(resource.Group) {
+		return c.gw.Tracker()
+	}
+	return c.cs.Tracker()
+}
+
+// add stores a new object. A Gateway API object is created under the
+// resource its key names: the tracker's Add would guess the resource from
+// the kind, wrongly for Gateway (resourceOf).
+func (c *Cluster) add(key objectKey, obj runtime.Object) error {
+	if isGatewayGroup(key.resource.Group) {
+		return c.gw.Tracker().Create(key.resource, obj, key.namespace)
+	}
+	return c.cs.Tracker().Add(obj)
+}
 
 // Apply makes the cluster hold exactly objs: objects that were not there
 // are added, those that differ are updated, those no longer given are
@@ -132,7 +170,6 @@ func (c *Cluster) Apply(objs []Object) (ApplyResult, []*Error) {
 	}
 
 	var result ApplyResult
-	tracker := c.cs.Tracker()
 	fail := func(a appliedObject, err error) {
 		problems = append(problems, &Error{File: a.source.File, Document: a.source.Document, Err: fmt.Errorf("%s: %w", a.id, err)})
 	}
@@ -142,7 +179,7 @@ func (c *Cluster) Apply(objs []Object) (ApplyResult, []*Error) {
 		if _, keep := wanted[key]; keep {
 			continue
 		}
-		err := c.gate.do(func() error { return tracker.Delete(key.resource, key.namespace, key.name) })
+		err := c.gate.do(func() error { return c.tracker(key.resource).Delete(key.resource, key.namespace, key.name) })
 		if err != nil {
 			fail(old, err)
 			continue
@@ -163,9 +200,9 @@ func (c *Cluster) Apply(objs []Object) (ApplyResult, []*Error) {
 		}
 		var err error
 		if exists {
-			err = c.gate.do(func() error { return tracker.Update(key.resource, stored, key.namespace) })
+			err = c.gate.do(func() error { return c.tracker(key.resource).Update(key.resource, stored, key.namespace) })
 		} else {
-			err = c.gate.do(func() error { return tracker.Add(stored) })
+			err = c.gate.do(func() error { return c.add(key, stored) })
 		}
 		if err != nil {
 			fail(a, err)
@@ -191,14 +228,14 @@ func keyOf(obj runtime.Object) (objectKey, string, error) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Kind == "" {
 		// Built in Go rather than decoded: ask the scheme.
-		if kinds, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(kinds) > 0 {
+		if kinds, _, err := decodingScheme.ObjectKinds(obj); err == nil && len(kinds) > 0 {
 			gvk = kinds[0]
 		}
 	}
 	if !clusterScoped[gvk.Kind] && accessor.GetNamespace() == "" {
 		accessor.SetNamespace(corev1.NamespaceDefault)
 	}
-	resource, _ := meta.UnsafeGuessKindToResource(gvk)
+	resource := resourceOf(gvk)
 	id := gvk.Kind + " " + accessor.GetName()
 	if accessor.GetNamespace() != "" {
 		id = gvk.Kind + " " + accessor.GetNamespace() + "/" + accessor.GetName()

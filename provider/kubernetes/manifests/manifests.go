@@ -4,9 +4,13 @@
 //
 //	manifests.go    files to objects: decoding, the kinds kept, problems
 //	                that name the file and the document
+//	gatewaykinds.go the Gateway API kinds: which are read, the scheme that
+//	                decodes them beside client-go's, older versions read
+//	                as v1
 //	manifestset.go  the files under some paths as last read, read again
 //	                when they change
-//	cluster.go      the objects as a client-go clientset (the fake one),
+//	cluster.go      the objects as client-go's fake clientset and, for
+//	                the Gateway API kinds, gateway-api's fake clientset,
 //	                changed in place when the files change
 //	watchgate.go    what keeps the fake clientset's watchers within their
 //	                limits while informers follow thousands of changes
@@ -32,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
@@ -205,7 +208,10 @@ func notRegular(mode fs.FileMode) error {
 }
 
 // Decode decodes the documents of one manifest file. A List (as
-// kubectl get -o yaml prints) is expanded into its items.
+// kubectl get -o yaml prints) is expanded into its items. It knows the
+// kinds of client-go and of the Gateway API (gatewaykinds.go); a Gateway
+// API kind the Gateway front end reads is returned as v1 whatever version
+// it was written in, or refused when that version cannot be read as v1.
 func Decode(file string, data []byte, wanted func(schema.GroupVersionKind) bool) ([]Object, []*Error) {
 	var objs []Object
 	var problems []*Error
@@ -215,7 +221,7 @@ func Decode(file string, data []byte, wanted func(schema.GroupVersionKind) bool)
 	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 		return nil, []*Error{{File: file, Err: errors.New("not a text file (invalid UTF-8 or NUL bytes)")}}
 	}
-	decoder := scheme.Codecs.UniversalDeserializer()
+	decoder := manifestDecoder
 	content := false
 	for doc, raw := range splitDocuments(data) {
 		if len(raw) > maxDocumentSize {
@@ -327,10 +333,14 @@ func decodeJSON(decoder runtime.Decoder, data []byte, wanted func(schema.GroupVe
 	if wanted != nil && !wanted(gvk) {
 		return nil, []*Error{{Warning: true, Err: fmt.Errorf("%s %s is not used, skipped", excerpt.Text(apiVersion), excerpt.Text(kind))}}
 	}
+	if err := checkGatewayVersion(gvk); err != nil {
+		return nil, []*Error{{Err: err}}
+	}
 	obj, _, err := decoder.Decode(data, nil, nil)
 	if err != nil {
 		return nil, []*Error{{Err: fmt.Errorf("%s %s: %w", excerpt.Text(apiVersion), excerpt.Text(kind), err)}}
 	}
+	obj, _ = asGatewayV1(obj)
 	if err := checkMeta(obj); err != nil {
 		return nil, []*Error{{Err: fmt.Errorf("%s: %w", kind, err)}}
 	}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -34,8 +33,8 @@ const (
 
 var errInformersStuck = errors.New("the informers did not read the changes in time; the rest is tried at the next change")
 
-// watchGate records the lists and watches made on a fake clientset, and
-// runs changes to its tracker when they are safe.
+// watchGate records the lists and watches made on fake clientsets, and
+// runs changes to their trackers when they are safe.
 type watchGate struct {
 	mu       sync.Mutex
 	lists    map[schema.GroupVersionResource][]time.Time // lists not yet followed by a watch, by when
@@ -49,8 +48,28 @@ type backlogWatcher interface {
 	IsStopped() bool
 }
 
-func newWatchGate(cs *fake.Clientset) *watchGate {
+// fakeClientset is a generated fake clientset (client-go's, gateway-api's):
+// its tracker, and the reactors it answers with.
+type fakeClientset interface {
+	Tracker() k8stesting.ObjectTracker
+	PrependReactor(verb, resource string, reaction k8stesting.ReactionFunc)
+	PrependWatchReactor(resource string, reaction k8stesting.WatchReactionFunc)
+}
+
+// newWatchGate guards the given clientsets with one lock: a change to any
+// of them waits while a watcher of any is half full. Their resources
+// differ (each group is served by one of them), so the lists by resource
+// do not mix.
+func newWatchGate(clientsets ...fakeClientset) *watchGate {
 	g := &watchGate{lists: map[schema.GroupVersionResource][]time.Time{}}
+	for _, cs := range clientsets {
+		g.follow(cs)
+	}
+	return g
+}
+
+// follow records the lists and watches of cs.
+func (g *watchGate) follow(cs fakeClientset) {
 	tracker := cs.Tracker()
 	cs.PrependReactor("list", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		g.mu.Lock()
@@ -79,7 +98,6 @@ func newWatchGate(cs *fake.Clientset) *watchGate {
 		}
 		return true, w, nil
 	})
-	return g
 }
 
 // do runs change once it is safe: no list waits for its watch and no
