@@ -8,6 +8,16 @@
 //	informersync.go,          Services, EndpointSlices, Secrets, Nodes when
 //	configmapwatch.go         needed, the one ConfigMap of the nginx dialect;
 //	                          waiting for their sync and saying why not
+//	gatewayinformers.go,      with ClientOptions.Gateway, the Gateway API
+//	gatewaysnapshot.go        informers (GatewayClasses, Gateways,
+//	                          HTTPRoutes, GRPCRoutes, ReferenceGrants) and
+//	                          the Namespaces, and GatewaySnapshot, what a
+//	                          snapshot then gives of them
+//	missingresource.go        a resource the API server does not serve (a
+//	                          Gateway API CRD not installed), told at once
+//	gatewayprovider.go,       the Gateway API provider (its options) and its
+//	gatewaydialect.go         dialect: Gateways and routes into parts
+//	                          (internal/gateway) through the one engine
 //	handlers.go               their event handlers: the change filter
 //	                          (k8s.Keep), then the client's own records
 //	secretrefs.go,            the Secrets the Ingresses name, whose data the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -25,17 +24,6 @@ type routeDialect interface {
 	// into its part through ps (which builds their load balancers), in
 	// the order of their keys.
 	routeParts(ps *pass, snap Snapshot) []*ingressPart
-}
-
-// gatewayObjects is what the Gateway front end reads of a snapshot
-// besides Snapshot (a snapshot without it has no Gateway API objects).
-type gatewayObjects interface {
-	GatewayClasses() []*gatewayv1.GatewayClass
-	Gateways() []*gatewayv1.Gateway
-	HTTPRoutes() []*gatewayv1.HTTPRoute
-	GRPCRoutes() []*gatewayv1.GRPCRoute
-	ReferenceGrants() []*gatewayv1.ReferenceGrant
-	Namespace(name string) *corev1.Namespace
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
@@ -72,7 +60,7 @@ func (noIngress) Serves(*netv1.Ingress) bool { return false }
 // least one, then ranks the routers of each entry point over all routes
 // (their priorities depend on each other).
 func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
-	objs, ok := snap.(gatewayObjects)
+	objs, ok := snap.(GatewaySnapshot)
 	if !ok {
 		return nil
 	}
@@ -166,7 +154,7 @@ func (d *gatewayDialect) gatewayPart(ps *pass, gw *gatewayv1.Gateway, g *attach.
 
 // gatewayLookups are what attachment reads of snap: namespaces' labels,
 // Services' ports, TLS Secrets and ReferenceGrants.
-func gatewayLookups(snap Snapshot, objs gatewayObjects) attach.Lookups {
+func gatewayLookups(snap Snapshot, objs GatewaySnapshot) attach.Lookups {
 	return attach.Lookups{
 		NamespaceLabels: func(name string) (map[string]string, bool) {
 			if ns := objs.Namespace(name); ns != nil {

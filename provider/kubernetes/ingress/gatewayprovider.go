@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
@@ -106,14 +107,35 @@ func (p *GatewayProvider) Init() error {
 	return p.Provider.Init()
 }
 
-// Provide refuses to run: the client does not watch the Gateway API
-// objects yet, so a live provider would serve nothing. The dialect
-// renders through a Renderer whose snapshots hold them.
-func (p *GatewayProvider) Provide(context.Context, chan<- dynamic.Message) error {
+// Provide is Provider.Provide with the Gateway API dialect: the client
+// also watches the Gateway API objects, through the Gateway API clientset
+// SetGatewayClientset gave, or one of the provider's connection.
+func (p *GatewayProvider) Provide(ctx context.Context, out chan<- dynamic.Message) error {
 	if err := p.Init(); err != nil {
 		return err
 	}
-	return errors.New("the Gateway API provider does not watch a cluster yet")
+	if p.gatewayClient == nil {
+		cfg, err := p.RESTConfig()
+		if err != nil {
+			return fmt.Errorf("connecting to the cluster: %w", err)
+		}
+		if p.gatewayClient, err = gatewayclient.NewForConfig(cfg); err != nil {
+			return fmt.Errorf("connecting to the cluster: %w", err)
+		}
+	}
+	return p.Provider.Provide(ctx, out)
+}
+
+// SetGatewayClientset makes the provider read the Gateway API objects
+// through this clientset instead of connecting (tests, embedders, the
+// manifests' in-memory cluster).
+func (p *GatewayProvider) SetGatewayClientset(gw gatewayclient.Interface) { p.gatewayClient = gw }
+
+// GatewayClientOptions are opts with the Gateway API clientset the
+// provider reads, for a one-shot render (RenderOnce).
+func (p *GatewayProvider) GatewayClientOptions(opts ClientOptions) ClientOptions {
+	opts.Gateway = p.gatewayClient
+	return opts
 }
 
 // IsGateway says whether these options are a GatewayProvider's, once its

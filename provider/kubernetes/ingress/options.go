@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+
 	"github.com/rs/zerolog"
 	ptypes "github.com/traefik/paerser/types"
 	"k8s.io/apimachinery/pkg/labels"
@@ -61,11 +63,14 @@ type Provider struct {
 
 	// Set by the embedding program, never loaded from a configuration.
 	clientset kubernetes.Interface
-	logger    zerolog.Logger
-	hasLogger bool
-	observer  Observer
-	nodeName  string  // NODE_NAME, read by Init when topology.node is not set
-	dialect   dialect // nil: the Traefik-style translation
+	// gatewayClient is the Gateway API clientset of the Gateway provider
+	// (GatewayProvider.SetGatewayClientset); nil for the others.
+	gatewayClient gatewayclient.Interface
+	logger        zerolog.Logger
+	hasLogger     bool
+	observer      Observer
+	nodeName      string  // NODE_NAME, read by Init when topology.node is not set
+	dialect       dialect // nil: the Traefik-style translation
 }
 
 // EndpointIngress says what the provider writes into the status of the

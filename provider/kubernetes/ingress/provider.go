@@ -125,6 +125,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		OnChange:      changes.Record,
 		OnDenied:      func(d AccessDenied) { LogAccessDenied(log, d) },
 		OnMissing:     func(m MissingResource) { LogMissingResource(log, m) },
+		Gateway:       p.gatewayClient,
 		OnSecretFetch: p.secretFetched(log, func() {
 			select {
 			case pending <- struct{}{}:
