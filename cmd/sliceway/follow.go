@@ -10,6 +10,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
@@ -59,13 +61,13 @@ type manifestFollower struct {
 // in-memory cluster and starts watching them. It logs the problems found
 // and counts the errors among them; no usable object at all is an error.
 // Run must follow, or Close.
-func followManifests(paths []string, logger zerolog.Logger) (*manifestFollower, int, error) {
+func followManifests(paths []string, wanted func(schema.GroupVersionKind) bool, logger zerolog.Logger) (*manifestFollower, int, error) {
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, 0, fmt.Errorf("following the manifests: %w (--followmanifests=false reads them once)", err)
 	}
 	f := &manifestFollower{
-		set:     manifests.NewSet(paths, manifests.IsUsedKind),
+		set:     manifests.NewSet(paths, wanted),
 		cluster: manifests.NewCluster(),
 		watcher: watcher,
 		logger:  logger,

@@ -66,7 +66,7 @@ func TestFollowStuckReadFailsHealthz(t *testing.T) {
 	writeFile(t, dir, "class.yaml", followClass)
 	good := writeFile(t, dir, "a.yaml", followSite("a", "10.0.0.1"))
 	var log liveBuffer
-	f, errs, err := followManifests([]string{dir}, zerolog.New(&log))
+	f, errs, err := followManifests([]string{dir}, manifests.IsUsedKind, zerolog.New(&log))
 	require.NoError(t, err)
 	require.Zero(t, errs)
 	defer func() { _ = f.Close() }()

@@ -34,18 +34,22 @@ var (
 		"providers.kubernetesingressnginx.leaderelection",
 		"providers.kubernetesingressnginx.throttleduration",
 		"providers.kubernetesingressnginx.synctimeout",
+		"providers.kubernetesgateway.ingressendpoint",
+		"providers.kubernetesgateway.leaderelection",
+		"providers.kubernetesgateway.throttleduration",
+		"providers.kubernetesgateway.synctimeout",
 	}
 	notReadByWatch = []string{"format", "serve"}
 	notReadByServe = []string{"format", "output", "outputmode"}
 
 	// notReadByAny are options no command reads: those the ingress-nginx
-	// provider takes from the Traefik-style one but never reads
-	// (static.NGINXUnreadOptions); listing them would suggest they
-	// change that provider.
+	// and Gateway API providers take from the Traefik-style one but never
+	// read (static.UnreadOptions); listing them would suggest they change
+	// that provider.
 	notReadByAny = func() []string {
 		var names []string
-		for _, n := range static.NGINXUnreadOptions {
-			names = append(names, strings.ToLower(static.NGINXSection+"."+n))
+		for _, n := range static.UnreadOptions() {
+			names = append(names, strings.ToLower(n))
 		}
 		return names
 	}()
@@ -115,6 +119,9 @@ type helpFlag struct{ name, description, value string }
 func redoDefaults(configuration any) {
 	if c, ok := configuration.(*static.Configuration); ok && c.Providers != nil && c.Providers.KubernetesIngressNGINX != nil {
 		c.Providers.KubernetesIngressNGINX.SetDefaults()
+	}
+	if c, ok := configuration.(*static.Configuration); ok && c.Providers != nil && c.Providers.KubernetesGateway != nil {
+		c.Providers.KubernetesGateway.SetDefaults()
 	}
 }
 

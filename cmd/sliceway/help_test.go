@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +130,13 @@ func TestEveryOptionIsInSomeCommandsHelp(t *testing.T) {
 		}
 		if !listed(f.Name, nil) {
 			assert.False(t, listedSomewhere[f.Name], "--%s is read by no command", f.Name)
+			continue
+		}
+		if strings.Contains(f.Name, "<name>") {
+			// A map's entries: listed by their default keys
+			// (providers.kubernetesgateway.entrypoints.web.port).
+			entry := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(f.Name), "<name>", `[^.]+`) + "$")
+			assert.True(t, slices.ContainsFunc(slices.Collect(maps.Keys(listedSomewhere)), entry.MatchString), "--%s is in no command's help", f.Name)
 			continue
 		}
 		assert.True(t, listedSomewhere[f.Name], "--%s is in no command's help", f.Name)

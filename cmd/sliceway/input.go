@@ -195,12 +195,13 @@ func switchedOff(list []given) []string {
 }
 
 // unreadOptions are the options the source gives that the ingress-nginx
-// provider takes but never reads, in the docs' spelling.
+// or the Gateway API provider takes but never reads, in the docs'
+// spelling.
 func unreadOptions(list []given) []string {
 	var unread []string
 	for _, g := range list {
-		for _, n := range static.NGINXUnreadOptions {
-			if name := static.NGINXSection + "." + n; g.name == name && !slices.Contains(unread, name) {
+		for _, name := range static.UnreadOptions() {
+			if g.name == name && !slices.Contains(unread, name) {
 				unread = append(unread, name)
 			}
 		}

@@ -110,7 +110,7 @@ func TestUnknownFlagIsNamed(t *testing.T) {
 		"render --formt=yaml": "unknown flag --formt; did you mean --format?",
 		"watch --outptu=x":    "unknown flag --outptu; did you mean --output?",
 		"render --providers.kubernetesingress.allowfqdnendpoint=true": "did you mean --providers.kubernetesingress.allowfqdnendpoints?",
-		"render --allowfqdnendpoints":                                 "did you mean --providers.kubernetesingress.allowfqdnendpoints or --providers.kubernetesingressnginx.allowfqdnendpoints?",
+		"render --allowfqdnendpoints":                                 "did you mean --providers.kubernetesgateway.allowfqdnendpoints or --providers.kubernetesingress.allowfqdnendpoints or --providers.kubernetesingressnginx.allowfqdnendpoints?",
 		"serve --serve.adress=:1":                                     "did you mean --serve.address?",
 		"render --manifests":                                          "flag --manifests needs a value: --manifests=VALUE",
 		"render --demo false":                                         `unexpected argument "false" after --demo: give its value after = (--demo=false)`,

@@ -12,10 +12,12 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
 	"k8s.io/client-go/kubernetes"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
 func watchCommand(out io.Writer) *cli.Command {
@@ -62,15 +64,16 @@ func startProvider(ctx context.Context, command string, cfg *static.Configuratio
 		return nil, err
 	}
 	var cs kubernetes.Interface
+	var gw gatewayclient.Interface
 	var inputErrs int
 	var follower *manifestFollower
 	if len(cfg.Manifests) > 0 && cfg.FollowManifests {
-		follower, inputErrs, err = followManifests(cfg.Manifests, logger)
+		follower, inputErrs, err = followManifests(cfg.Manifests, manifests.WantedKinds(gatewayOn(cfg)), logger)
 		if err == nil {
-			cs = follower.cluster.Clientset()
+			cs, gw = follower.cluster.Clientset(), follower.cluster.GatewayClientset()
 		}
 	} else {
-		cs, _, inputErrs, err = openCluster(cfg, logger)
+		cs, gw, _, inputErrs, err = openCluster(cfg, logger)
 	}
 	if err != nil {
 		return nil, err
@@ -92,6 +95,9 @@ func startProvider(ctx context.Context, command string, cfg *static.Configuratio
 			}
 		} else {
 			ep.run.SetClientset(cs)
+		}
+		if ep.gateway != nil && inMemoryCluster(cfg) {
+			ep.gateway.SetGatewayClientset(gw) // else it connects itself
 		}
 		names = append(names, providerName(ep))
 		go func() { done <- ep.run.Provide(ctx, in) }()

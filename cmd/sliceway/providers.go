@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"k8s.io/client-go/kubernetes"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
@@ -27,6 +28,9 @@ type enabledProvider struct {
 		SetObserver(o ingress.Observer)
 	}
 	opts *ingress.Provider // its options, as a one-shot render reads them
+	// gateway is the Gateway API provider, which also reads the Gateway
+	// API objects through a clientset of their own; nil for the others.
+	gateway *ingress.GatewayProvider
 }
 
 // enabledProviders lists the providers of cfg, the Traefik-style one first.
@@ -42,7 +46,33 @@ func enabledProviders(cfg *static.Configuration) []enabledProvider {
 	if p := cfg.Providers.KubernetesIngressNGINX; p != nil {
 		list = append(list, enabledProvider{option: "providers.kubernetesIngressNGINX", run: p, opts: &p.Provider})
 	}
+	if p := cfg.Providers.KubernetesGateway; p != nil {
+		list = append(list, enabledProvider{option: "providers.kubernetesGateway", run: p, opts: &p.Provider, gateway: p})
+	}
 	return list
+}
+
+// gatewayOn says whether the Gateway API provider runs: the manifests are
+// then read for Gateway API objects too.
+func gatewayOn(cfg *static.Configuration) bool {
+	return cfg.Providers != nil && cfg.Providers.KubernetesGateway != nil
+}
+
+// gatewayClientset is the Gateway API clientset of an enabled Gateway API
+// provider: shared, the in-memory cluster's, or one of its own
+// connection.
+func gatewayClientset(cfg *static.Configuration, ep enabledProvider, shared gatewayclient.Interface) (gatewayclient.Interface, error) {
+	if inMemoryCluster(cfg) {
+		return shared, nil
+	}
+	rc, err := ep.opts.RESTConfig()
+	if err == nil {
+		var gw gatewayclient.Interface
+		if gw, err = gatewayclient.NewForConfig(rc); err == nil {
+			return gw, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: connecting to the cluster: %w", ep.option, err)
 }
 
 // initProviders gives each enabled provider the logger (and observer) and
@@ -118,6 +148,9 @@ func clusterOptions(cfg *static.Configuration) *ingress.Provider {
 func providerName(ep enabledProvider) string {
 	if ep.opts.IsNGINX() {
 		return ingress.NGINXProviderName
+	}
+	if ep.opts.IsGateway() {
+		return ingress.GatewayProviderName
 	}
 	return ingress.ProviderName
 }

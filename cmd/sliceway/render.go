@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/traefik/paerser/cli"
 	"k8s.io/client-go/kubernetes"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/config/static"
@@ -56,7 +57,7 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	if len(providers) == 0 {
 		return writeConfiguration(out, emptyConfiguration(), cfg.Format)
 	}
-	cs, copts, inputErrs, err := openCluster(cfg, logger)
+	cs, gw, copts, inputErrs, err := openCluster(cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -68,6 +69,11 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 		}
 		popts := copts
 		popts.Namespaces, popts.LabelSelector = ep.opts.Namespaces, ep.opts.LabelSelector
+		if ep.gateway != nil {
+			if popts.Gateway, err = gatewayClientset(cfg, ep, gw); err != nil {
+				return err
+			}
+		}
 		result, err := ingress.RenderOnce(ctx, pcs, ep.opts, popts, syncTimeout)
 		if err != nil {
 			return err
@@ -92,37 +98,40 @@ func runRender(ctx context.Context, cfg *static.Configuration, src *configSource
 	return nil
 }
 
-// openCluster returns the cluster to read: the manifests served in memory,
-// the bundled demo, or the configured real cluster. It logs the manifest
-// problems and counts the errors among them.
-func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.Interface, ingress.ClientOptions, int, error) {
+// openCluster returns the cluster to read: the manifests served in memory
+// (with their Gateway API objects, when the Gateway API provider runs,
+// in their own clientset), the bundled demo, or the configured real
+// cluster (whose Gateway API clientset, nil here, each provider makes).
+// It logs the manifest problems and counts the errors among them.
+func openCluster(cfg *static.Configuration, logger zerolog.Logger) (kubernetes.Interface, gatewayclient.Interface, ingress.ClientOptions, int, error) {
 	opts := clusterOptions(cfg)
 	copts := ingress.ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector}
 	var objs []manifests.Object
 	var problems []*manifests.Error
 	switch {
 	case len(cfg.Manifests) > 0:
-		objs, problems = manifests.Read(cfg.Manifests, manifests.IsUsedKind)
+		objs, problems = manifests.Read(cfg.Manifests, manifests.WantedKinds(gatewayOn(cfg)))
 	case cfg.Demo || !opts.ClusterConfigured():
 		if !cfg.Demo {
 			logger.Info().Msg("no manifests and no cluster configured: rendering the bundled demo cluster")
 		}
-		objs, problems = manifests.Decode("demo.yaml", fixtures.Demo, manifests.IsUsedKind)
+		objs, problems = manifests.Decode("demo.yaml", fixtures.Demo, manifests.WantedKinds(gatewayOn(cfg)))
 	default:
 		cs, err := opts.NewClientset()
 		if err != nil {
-			return nil, copts, 0, err
+			return nil, nil, copts, 0, err
 		}
-		return cs, copts, 0, nil
+		return cs, nil, copts, 0, nil
 	}
-	cs, more := manifests.NewFakeCluster(objs)
+	cluster := manifests.NewCluster()
+	_, more := cluster.Apply(objs)
 	problems = append(problems, more...)
 	copts.WatchNodes = true
 	errs := manifests.LogProblems(logger, problems)
 	if len(objs) == 0 && errs > 0 {
-		return nil, copts, errs, errors.New("no usable object in the manifests")
+		return nil, nil, copts, errs, errors.New("no usable object in the manifests")
 	}
-	return cs, copts, errs, nil
+	return cluster.Clientset(), cluster.GatewayClientset(), copts, errs, nil
 }
 
 // writeConfiguration prints the configuration as indented JSON or as YAML.

@@ -177,7 +177,11 @@ func newLogger(cfg *static.Configuration, src *configSource) (zerolog.Logger, er
 		logger.Warn().Int("variables", src.ignoredEnv).Msgf("%s* environment variables are ignored: the configuration comes from %s", envPrefix, src.describe())
 	}
 	for _, name := range src.unread {
-		logger.Warn().Msgf("%s is not read by the ingress-nginx provider (see docs/configuration.md)", name)
+		provider := "ingress-nginx"
+		if strings.HasPrefix(name, static.GatewaySection+".") {
+			provider = "Gateway API"
+		}
+		logger.Warn().Msgf("%s is not read by the %s provider (see docs/configuration.md)", name, provider)
 	}
 	return logger, nil
 }

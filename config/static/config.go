@@ -37,6 +37,9 @@ type Providers struct {
 	// Off unless set: --providers.kubernetesingressnginx=true.
 	KubernetesIngressNGINX *ingress.NGINXProvider `description:"Kubernetes Ingress provider for the Ingresses of ingress-nginx (class nginx, nginx.ingress.kubernetes.io annotations); its names start with nginx_, so it can run beside kubernetesIngress." json:"kubernetesIngressNGINX,omitempty" toml:"kubernetesIngressNGINX,omitempty" yaml:"kubernetesIngressNGINX,omitempty" label:"allowEmpty" export:"true"`
 
+	// Off unless set: --providers.kubernetesgateway=true.
+	KubernetesGateway *ingress.GatewayProvider `description:"Gateway API provider: the HTTPRoutes and GRPCRoutes attached to the Gateways of the GatewayClasses whose controllerName is its controllerName, their listeners served on the entry points of their ports; its routers' names start with httproute- and grpcroute-, so it can run beside the Ingress providers." json:"kubernetesGateway,omitempty" toml:"kubernetesGateway,omitempty" yaml:"kubernetesGateway,omitempty" label:"allowEmpty" export:"true"`
+
 	// switchedOff are the providers a source turned off by name
 	// (--providers.kubernetesingress=false): paerser leaves a section
 	// given false as one not given, which EnableDefault would turn on.
@@ -46,6 +49,17 @@ type Providers struct {
 // NGINXSection is the ingress-nginx provider's section, as the docs name it.
 const NGINXSection = "providers.kubernetesIngressNGINX"
 
+// GatewaySection is the Gateway API provider's section, as the docs name it.
+const GatewaySection = "providers.kubernetesGateway"
+
+// GatewayUnreadOptions are options of the Traefik-style provider that the
+// Gateway API provider takes (it embeds them all) but never reads: those
+// of Ingresses (their class, labels, rule priorities and size, their
+// Secrets' namespaces, the rule syntax of their routers) and of empty
+// services (a backend without servers answers 503 there).
+var GatewayUnreadOptions = []string{"allowEmptyServices", "crossProviderNamespaces", "defaultRuleSyntax", "disableIngressClassLookup",
+	"ingressClass", "labelSelector", "maxIngressOutput", "routerPriority", "strictPrefixMatching"}
+
 // NGINXUnreadOptions are options of the Traefik-style provider that the
 // ingress-nginx provider takes (it embeds them all) but never reads:
 // its paths match as ingress-nginx's locations do, in its order
@@ -53,6 +67,22 @@ const NGINXSection = "providers.kubernetesIngressNGINX"
 // other provider's objects (crossProviderNamespaces). The help leaves
 // them out of its section and setting one is warned about.
 var NGINXUnreadOptions = []string{"crossProviderNamespaces", "routerPriority", "strictPrefixMatching"}
+
+// UnreadOptions are the options, in full (section.option), that a
+// provider takes from the Traefik-style one but never reads: the help
+// leaves them out and setting one is warned about.
+func UnreadOptions() []string {
+	var names []string
+	for _, s := range []struct {
+		section string
+		options []string
+	}{{NGINXSection, NGINXUnreadOptions}, {GatewaySection, GatewayUnreadOptions}} {
+		for _, o := range s.options {
+			names = append(names, s.section+"."+o)
+		}
+	}
+	return names
+}
 
 // New returns a configuration with the default values. No provider is
 // set: as in Traefik, a provider runs when its section is configured
@@ -71,7 +101,8 @@ func New() *Configuration {
 }
 
 // SwitchOff records that a source gave the switch of the provider named
-// name (kubernetesIngress, kubernetesIngressNGINX) false.
+// name (kubernetesIngress, kubernetesIngressNGINX, kubernetesGateway)
+// false.
 func (p *Providers) SwitchOff(name string) {
 	p.switchedOff = append(p.switchedOff, name)
 }
@@ -79,7 +110,7 @@ func (p *Providers) SwitchOff(name string) {
 // EnableDefault turns the Traefik-style provider on, with its defaults,
 // when no provider is configured and it was not switched off.
 func (p *Providers) EnableDefault() {
-	if p.KubernetesIngress == nil && p.KubernetesIngressNGINX == nil && !slices.Contains(p.switchedOff, "kubernetesIngress") {
+	if p.KubernetesIngress == nil && p.KubernetesIngressNGINX == nil && p.KubernetesGateway == nil && !slices.Contains(p.switchedOff, "kubernetesIngress") {
 		p.KubernetesIngress = &ingress.Provider{}
 		p.KubernetesIngress.SetDefaults()
 	}

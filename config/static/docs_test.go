@@ -62,7 +62,7 @@ func TestConfigurationReferenceCoversEveryOption(t *testing.T) {
 	for _, name := range names {
 		// The ingress-nginx provider's options are the Traefik-style
 		// one's (documented in its table) and its own (in its section).
-		short := strings.TrimPrefix(strings.TrimPrefix(name, "providers.kubernetesIngress."), "providers.kubernetesIngressNGINX.")
+		short := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "providers.kubernetesIngress."), "providers.kubernetesIngressNGINX."), "providers.kubernetesGateway.")
 		if name == "configFile" {
 			short = "configfile"
 		}
