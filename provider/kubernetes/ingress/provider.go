@@ -158,7 +158,9 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	log.Info().Msg("caches synced")
 
 	var status *statusWriter
-	if p.IngressEndpoint != nil {
+	// The Gateway API provider's ingressEndpoint is the Gateways' address;
+	// it serves no Ingress whose status to write.
+	if p.IngressEndpoint != nil && !p.IsGateway() {
 		status = newStatusWriter(p, cs, log)
 		stopped := make(chan struct{})
 		go func() {
