@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -22,8 +23,9 @@ const rbacGatewayManifest = "../docs/manifests/rbac-gateway.yaml"
 // The Gateway API provider on a real API server, with the Gateway API
 // CRDs and what rbac.yaml and rbac-gateway.yaml grant and nothing more:
 // an HTTPRoute attached to a Gateway of its class is served from its
-// Service's EndpointSlice, an edit of the route is rendered again, and the
-// token can read but not write the routes.
+// Service's EndpointSlice, the leader writes the status of the class, the
+// Gateway and the route, an edit of the route is rendered again, and the
+// token can read the routes and write their status but not change them.
 func TestGatewayProviderOnTheAPIServer(t *testing.T) {
 	cp := startControlPlane(t)
 	installGatewayAPI(t, cp)
@@ -72,12 +74,36 @@ func TestGatewayProviderOnTheAPIServer(t *testing.T) {
 	gp.Endpoint = cp.URL
 	gp.Token = saToken(t, cp, "sliceway", "sliceway")
 	gp.CertAuthFilePath = cp.CAFile
+	gp.IngressEndpoint = &ingress.EndpointIngress{IP: "192.0.2.41"}
+	gp.LeaderElection.LeaseNamespace = "sliceway"
+	gp.LeaderElection.LeaseDuration = pduration(4 * time.Second)
+	gp.LeaderElection.RenewDeadline = pduration(3 * time.Second)
+	gp.LeaderElection.RetryPeriod = pduration(500 * time.Millisecond)
 	run := runProviderOf(t, &gp.Provider, gp.Init, gp.Provide)
 	const router = "httproute-shop-shop-shop-edge-http-r0-m0"
 	cfg := run.waitFor(t, "the route's router", time.Minute, func(c *dynamic.Configuration) bool { return c.HTTP.Routers[router] != nil })
 	require.Equal(t, `Host("shop.example.com") && PathPrefix("/")`, cfg.HTTP.Routers[router].Rule)
 	require.Equal(t, "http://192.0.2.40:8080", cfg.HTTP.Services["shop-web-80"].LoadBalancer.Servers[0].URL)
 
+	accepted := func(conds []metav1.Condition) bool {
+		return meta.IsStatusConditionTrue(conds, "Accepted")
+	}
+	eventually(t, "the route's status", time.Minute, func() bool {
+		r, err := admin.GatewayV1().HTTPRoutes("shop").Get(ctx, "shop", metav1.GetOptions{})
+		return err == nil && len(r.Status.Parents) == 1 && accepted(r.Status.Parents[0].Conditions) &&
+			meta.IsStatusConditionTrue(r.Status.Parents[0].Conditions, "ResolvedRefs")
+	})
+	g, err := admin.GatewayV1().Gateways("shop").Get(ctx, "edge", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.True(t, accepted(g.Status.Conditions))
+	require.True(t, meta.IsStatusConditionTrue(g.Status.Conditions, "Programmed"))
+	require.Equal(t, int32(1), g.Status.Listeners[0].AttachedRoutes)
+	class, err := admin.GatewayV1().GatewayClasses().Get(ctx, "sliceway", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.True(t, accepted(class.Status.Conditions))
+
+	route, err = admin.GatewayV1().HTTPRoutes("shop").Get(ctx, "shop", metav1.GetOptions{})
+	require.NoError(t, err)
 	route.Spec.Hostnames = []gatewayv1.Hostname{"www.example.com"}
 	_, err = admin.GatewayV1().HTTPRoutes("shop").Update(ctx, route, metav1.UpdateOptions{})
 	require.NoError(t, err)

@@ -65,14 +65,11 @@ func gatewayClientset(cfg *static.Configuration, ep enabledProvider, shared gate
 	if inMemoryCluster(cfg) {
 		return shared, nil
 	}
-	rc, err := ep.opts.RESTConfig()
-	if err == nil {
-		var gw gatewayclient.Interface
-		if gw, err = gatewayclient.NewForConfig(rc); err == nil {
-			return gw, nil
-		}
+	gw, err := ep.gateway.NewGatewayClientset()
+	if err != nil {
+		return nil, fmt.Errorf("%s: connecting to the cluster: %w", ep.option, err)
 	}
-	return nil, fmt.Errorf("%s: connecting to the cluster: %w", ep.option, err)
+	return gw, nil
 }
 
 // initProviders gives each enabled provider the logger (and observer) and

@@ -532,7 +532,7 @@ func TestRouteOrder(t *testing.T) {
 			"explicit-low":   {Rule: `Host("web.test") && PathPrefix("/api/v1/items")`, Priority: 3, Service: "web@kubernetes"},
 			"default-router": {Rule: `PathPrefix("/")`, Priority: math.MinInt32, Service: "web"},
 			"tls":            {Rule: `Host("web.test") && Path("/api")`, Priority: 2000, Service: "web", TLS: &dynamic.RouterTLSConfig{}},
-			"bad-rule":       {Rule: `Method("GET")`, Service: "web"},
+			"bad-rule":       {Rule: `ClientIP("10.0.0.0/8")`, Service: "web"},
 			"no-service":     {Rule: `PathPrefix("/")`, Service: "missing"},
 			"other-provider": {Rule: `PathPrefix("/")`, Service: "web@file"},
 		},

@@ -59,8 +59,9 @@
 //	                          RenderOnce for `sliceway render`
 //	equal.go, errsort.go      "did it change", and the problems in order
 //	provider.go,              Provide's loop and its render step, the status
-//	liverender.go, status.go, writer, the denied requests, the options
-//	denied.go, options.go
+//	liverender.go, status.go, writer (of the Gateway API objects:
+//	gatewaystatus.go,         gatewaystatus.go), the denied requests, the
+//	denied.go, options.go     options
 //
 // Translation reads the snapshot and never writes to it, never logs and
 // never calls the API server: a bad object is an ObjectError naming it

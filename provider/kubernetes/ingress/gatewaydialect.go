@@ -22,8 +22,9 @@ type routeDialect interface {
 	dialect
 	// routeParts translates the objects of snap this dialect serves, each
 	// into its part through ps (which builds their load balancers), in
-	// the order of their keys.
-	routeParts(ps *pass, snap Snapshot) []*ingressPart
+	// the order of their keys, and says what it concluded of them for
+	// their status.
+	routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome)
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
@@ -58,28 +59,37 @@ func (noIngress) Serves(*netv1.Ingress) bool { return false }
 // routeParts processes the GatewayClasses and Gateways of snap, attaches
 // the routes to their listeners and translates the routes attached to at
 // least one, then ranks the routers of each entry point over all routes
-// (their priorities depend on each other).
-func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
+// (their priorities depend on each other). The outcome is what the
+// render concluded about each object of ours, for its status.
+func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome) {
 	objs, ok := snap.(GatewaySnapshot)
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	out := &gatewayOutcome{}
 	look := gatewayLookups(snap, objs)
 	classes := map[string]*gatewayv1.GatewayClass{}
-	for _, c := range objs.GatewayClasses() {
+	for _, c := range sortedByKey(objs.GatewayClasses()) {
 		classes[c.Name] = c
+		if pc := attach.ProcessClass(c, d.opts.ControllerName); pc.Ours {
+			out.classes = append(out.classes, pc)
+		}
 	}
-	gateways := map[translate.Key]*attach.Gateway{}
 	var parts []*ingressPart
 	for _, gw := range sortedByKey(objs.Gateways()) {
 		g, ours := attach.ProcessGateway(gw, classes[string(gw.Spec.GatewayClassName)], *d.opts, look)
 		if !ours {
 			continue
 		}
-		gateways[translate.Key{Namespace: gw.Namespace, Name: gw.Name}] = &g
+		out.gateways = append(out.gateways, g)
 		if p := d.gatewayPart(ps, gw, &g); p != nil {
 			parts = append(parts, p)
 		}
+	}
+	gateways := make(map[translate.Key]*attach.Gateway, len(out.gateways))
+	for i := range out.gateways {
+		g := &out.gateways[i]
+		gateways[translate.Key{Namespace: g.Namespace, Name: g.Name}] = g
 	}
 	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target,
 		Gateway: func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
@@ -98,24 +108,34 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
 	var routers []*translate.Router
 	for i := range atts {
 		att := &atts[i]
-		if !slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
-			continue
+		if len(att.Parents) == 0 {
+			continue // names no Gateway of ours: not ours to serve or to tell
 		}
-		p := &ingressPart{}
+		var bc attach.BackendCheck
+		var translated func(*translate.Part) []attach.DroppedRule
+		rules := 0
 		if i < len(https) {
 			route := https[i]
-			bc := attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look)
-			ps.build(p, func(part *translate.Part) { gateway.HTTPRoute(env, part, route, att, &bc) })
+			bc, rules = attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look), len(route.Spec.Rules)
+			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.HTTPRoute(env, part, route, att, &bc) }
 		} else {
 			route := grpcs[i-len(https)]
-			bc := attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look)
-			ps.build(p, func(part *translate.Part) { gateway.GRPCRoute(env, part, route, att, &bc) })
+			bc, rules = attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look), len(route.Spec.Rules)
+			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.GRPCRoute(env, part, route, att, &bc) }
 		}
-		parts = append(parts, p)
-		for j := range p.Routers {
-			routers = append(routers, &p.Routers[j])
+		if slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
+			p := &ingressPart{}
+			var dropped []attach.DroppedRule
+			ps.build(p, func(part *translate.Part) { dropped = translated(part) })
+			attach.ApplyDroppedRules(att, rules, dropped)
+			parts = append(parts, p)
+			for j := range p.Routers {
+				routers = append(routers, &p.Routers[j])
+			}
 		}
+		out.routes = append(out.routes, routeOutcome{att: att, backends: bc})
 	}
+	attach.CountAttachedRoutes(out.gateways, atts)
 	// The routers are this render's own, not yet handed out: their
 	// priorities are set in place.
 	prios, err := gateway.Priorities(routers)
@@ -126,7 +146,25 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) []*ingressPart {
 		}
 		rt.Config.Priority = prios[rt]
 	}
-	return parts
+	return parts, out
+}
+
+// gatewayOutcome is what a render of the Gateway front end concluded
+// about the Gateway API objects of ours: each GatewayClass of our
+// controllerName, each Gateway of such a class (its listeners with their
+// attached routes counted), each route naming one, attached or refused,
+// with its backendRefs resolved. The status writer turns it into their
+// status. It is never modified once made.
+type gatewayOutcome struct {
+	classes  []attach.Class
+	gateways []attach.Gateway
+	routes   []routeOutcome
+}
+
+// routeOutcome is what a render concluded about one route.
+type routeOutcome struct {
+	att      *attach.RouteAttachment
+	backends attach.BackendCheck
 }
 
 // gatewayPart is the part of a Gateway: the certificates of its

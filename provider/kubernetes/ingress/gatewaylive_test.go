@@ -19,7 +19,10 @@ import (
 // The Gateway provider, run as a proxy runs it (Provide), watches the
 // Gateway API objects and sends their configuration: an HTTPRoute attached
 // to our Gateway routes to its Service's endpoints, and an edit of the
-// route's spec is rendered again.
+// route's spec is rendered again. It writes their status: the class
+// accepted, the Gateway accepted and programmed at its address with one
+// route attached to its listener, the route accepted by its parent with
+// its references resolved.
 func TestGatewayProviderProvides(t *testing.T) {
 	core := []k8sruntime.Object{}
 	for _, o := range append(testobjects.Backend("shop", "web", "10.1.0.1"), gatewayTestNamespaces()[0]) {
@@ -45,6 +48,8 @@ func TestGatewayProviderProvides(t *testing.T) {
 	gp := &GatewayProvider{}
 	gp.SetDefaults()
 	gp.SyncTimeout = ptypes.Duration(5 * time.Second)
+	gp.LeaderElection.Disabled = true
+	gp.IngressEndpoint = &EndpointIngress{IP: "192.0.2.50"}
 	gp.SetGatewayClientset(gw)
 	lp := runLive(t, cs, &gp.Provider, GatewayProviderName, gp.Init, gp.Provide)
 
@@ -53,10 +58,38 @@ func TestGatewayProviderProvides(t *testing.T) {
 	require.Equal(t, []string{"web"}, conf.HTTP.Routers[router].EntryPoints)
 	require.Equal(t, "http://10.1.0.1:8080", conf.HTTP.Services["shop-web-80"].LoadBalancer.Servers[0].URL)
 
+	condition := func(conds []metav1.Condition, t string) metav1.ConditionStatus {
+		for _, c := range conds {
+			if c.Type == t {
+				return c.Status
+			}
+		}
+		return ""
+	}
+	require.Eventually(t, func() bool {
+		r, err := gw.GatewayV1().HTTPRoutes("shop").Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil || len(r.Status.Parents) != 1 {
+			return false
+		}
+		p := r.Status.Parents[0]
+		return p.ControllerName == DefaultGatewayControllerName && condition(p.Conditions, "Accepted") == metav1.ConditionTrue &&
+			condition(p.Conditions, "ResolvedRefs") == metav1.ConditionTrue
+	}, 10*time.Second, 20*time.Millisecond, "the route's status")
+	g, err := gw.GatewayV1().Gateways("shop").Get(context.Background(), "edge", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, metav1.ConditionTrue, condition(g.Status.Conditions, "Accepted"))
+	require.Equal(t, metav1.ConditionTrue, condition(g.Status.Conditions, "Programmed"))
+	require.Equal(t, "192.0.2.50", g.Status.Addresses[0].Value)
+	require.Len(t, g.Status.Listeners, 1)
+	require.Equal(t, int32(1), g.Status.Listeners[0].AttachedRoutes)
+	class, err := gw.GatewayV1().GatewayClasses().Get(context.Background(), "sliceway", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, metav1.ConditionTrue, condition(class.Status.Conditions, "Accepted"))
+
 	edited := route.DeepCopy()
 	edited.Spec.Hostnames = []gatewayv1.Hostname{"www.example"}
 	edited.ResourceVersion, edited.Generation = "2", 2
-	_, err := gw.GatewayV1().HTTPRoutes("shop").Update(context.Background(), edited, metav1.UpdateOptions{})
+	_, err = gw.GatewayV1().HTTPRoutes("shop").Update(context.Background(), edited, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	lp.nextUntil("the edited hostname", func(c *dynamic.Configuration) bool {
 		rt := c.HTTP.Routers[router]

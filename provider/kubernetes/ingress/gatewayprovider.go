@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/client-go/rest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
@@ -115,15 +116,27 @@ func (p *GatewayProvider) Provide(ctx context.Context, out chan<- dynamic.Messag
 		return err
 	}
 	if p.gatewayClient == nil {
-		cfg, err := p.RESTConfig()
+		gw, err := p.NewGatewayClientset()
 		if err != nil {
 			return fmt.Errorf("connecting to the cluster: %w", err)
 		}
-		if p.gatewayClient, err = gatewayclient.NewForConfig(cfg); err != nil {
-			return fmt.Errorf("connecting to the cluster: %w", err)
-		}
+		p.gatewayClient = gw
 	}
 	return p.Provider.Provide(ctx, out)
+}
+
+// NewGatewayClientset connects to the cluster the options name, as
+// NewClientset does, for the Gateway API objects: in JSON, as custom
+// resources have no protobuf form (the API server refuses a write in
+// protobuf, which the connection otherwise asks for).
+func (p *GatewayProvider) NewGatewayClientset() (gatewayclient.Interface, error) {
+	cfg, err := p.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	return gatewayclient.NewForConfig(cfg)
 }
 
 // SetGatewayClientset makes the provider read the Gateway API objects

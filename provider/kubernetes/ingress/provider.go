@@ -158,10 +158,15 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 	log.Info().Msg("caches synced")
 
 	var status *statusWriter
-	// The Gateway API provider's ingressEndpoint is the Gateways' address;
-	// it serves no Ingress whose status to write.
-	if p.IngressEndpoint != nil && !p.IsGateway() {
+	// The Gateway API provider writes the status of its objects whatever
+	// ingressEndpoint says (that is the Gateways' address); the Ingress
+	// providers write their Ingresses' with one.
+	if p.IsGateway() || p.IngressEndpoint != nil {
 		status = newStatusWriter(p, cs, log)
+		if p.IsGateway() {
+			status.gateway = newGatewayStatus(p, client, log)
+			status.gateway.retry = status.poke
+		}
 		stopped := make(chan struct{})
 		go func() {
 			defer close(stopped)
@@ -186,7 +191,10 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 		if res != nil {
 			// The renderer hands out the same list while the served
 			// Ingresses do not change: no status pass for a slice change.
-			if status != nil && (served == nil || !sameList(served, res.Ingresses)) {
+			if status != nil && status.gateway != nil {
+				status.gateway.update(res.gateway)
+				status.poke()
+			} else if status != nil && (served == nil || !sameList(served, res.Ingresses)) {
 				served = res.Ingresses
 				status.update(res.Ingresses)
 			}

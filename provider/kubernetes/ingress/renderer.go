@@ -40,6 +40,7 @@ type Renderer struct {
 	conf      *dynamic.Configuration
 	res       *Result
 	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
+	gateway   *gatewayOutcome  // the Gateway front end's last outcome, for status
 	errs      errorSorter
 	stats     RenderStats
 }
@@ -150,7 +151,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	var byKey []*ingressPart
 	if rd, ok := r.dialect.(routeDialect); ok {
 		r.st = newRenderState(0)
-		byKey = rd.routeParts(r.newPass(snap, prev.entries), snap)
+		byKey, r.gateway = rd.routeParts(r.newPass(snap, prev.entries), snap)
 		r.stats.Translated += len(byKey)
 	} else {
 		byKey = r.ingressParts(snap, prev, prevDialect)
@@ -246,6 +247,7 @@ func (r *Renderer) result() *Result {
 		Errors:        errs,
 		Ingresses:     r.ingresses,
 		NeedsNodes:    r.loc.FromNode || r.st.nodeEntries > 0,
+		gateway:       r.gateway,
 	}
 	return r.res
 }

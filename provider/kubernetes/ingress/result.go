@@ -24,6 +24,9 @@ type Result struct {
 	// or that topology hints need the zone of this proxy's Node: the Nodes
 	// must be watched.
 	NeedsNodes bool
+	// gateway is what the Gateway front end concluded about the Gateway
+	// API objects, for their status; nil for the Ingress dialects.
+	gateway *gatewayOutcome
 }
 
 // Translate builds the dynamic configuration of a cluster snapshot. It is

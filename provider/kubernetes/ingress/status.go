@@ -40,6 +40,10 @@ type statusWriter struct {
 	pubNS     string
 	pubName   string
 
+	// gateway writes the Gateway API objects' status instead, for the
+	// Gateway API provider; nil for the Ingress providers.
+	gateway *gatewayStatus
+
 	mu       sync.Mutex
 	wanted   []*netv1.Ingress // the latest served Ingresses
 	leading  bool
@@ -55,6 +59,9 @@ func newStatusWriter(p *Provider, cs kubernetes.Interface, log zerolog.Logger) *
 		wake:     make(chan struct{}, 1),
 		leading:  p.LeaderElection == nil || p.LeaderElection.Disabled,
 		lastSeen: map[types.UID]string{},
+	}
+	if p.IngressEndpoint == nil {
+		return w
 	}
 	if ps := p.IngressEndpoint.PublishedService; ps != "" {
 		w.pubNS, w.pubName, _ = strings.Cut(ps, "/")
@@ -140,11 +147,11 @@ func (w *statusWriter) elect(ctx context.Context) {
 			Name:            le.LeaseName,
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(context.Context) {
-					w.log.Info().Str("lease", ns+"/"+le.LeaseName).Str("identity", identity).Msg("leading: writing Ingress status")
+					w.log.Info().Str("lease", ns+"/"+le.LeaseName).Str("identity", identity).Msg("leading: writing status")
 					w.setLeading(true)
 				},
 				OnStoppedLeading: func() {
-					w.log.Info().Str("lease", ns+"/"+le.LeaseName).Msg("not leading: no longer writing Ingress status")
+					w.log.Info().Str("lease", ns+"/"+le.LeaseName).Msg("not leading: no longer writing status")
 					w.setLeading(false)
 				},
 			},
@@ -221,6 +228,10 @@ func (w *statusWriter) writeAll(ctx context.Context) {
 	leading, ingresses := w.leading, slices.Clone(w.wanted)
 	w.mu.Unlock()
 	if !leading {
+		return
+	}
+	if w.gateway != nil {
+		w.gateway.writeAll(ctx)
 		return
 	}
 	want, ok := w.desired()

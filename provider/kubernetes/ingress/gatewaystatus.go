@@ -1,0 +1,157 @@
+package ingress
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+)
+
+// gatewayStatus writes the status of the Gateway API objects of the last
+// render's outcome: each GatewayClass of our controllerName (Accepted),
+// each Gateway of such a class (its conditions, addresses, and per
+// listener its conditions, supported kinds and attached routes), each
+// route naming one (a parent entry per parentRef to a Gateway of ours,
+// other controllers' entries kept). The computed conditions are merged
+// into what the object has, so that an unchanged condition keeps its
+// lastTransitionTime, and an object is written only when its status
+// differs. The statusWriter runs it, while this replica leads.
+type gatewayStatus struct {
+	gw         gatewayclient.Interface
+	objects    func() (GatewaySnapshot, bool) // the objects as the informers have them
+	controller gatewayv1.GatewayController
+	log        zerolog.Logger
+	retry      func() // asks for another pass, after a write that failed
+
+	mu     sync.Mutex
+	wanted *gatewayOutcome
+}
+
+// update hands it the outcome of the latest render.
+func (g *gatewayStatus) update(out *gatewayOutcome) {
+	g.mu.Lock()
+	g.wanted = out
+	g.mu.Unlock()
+}
+
+// writeAll writes every status that differs from the wanted one.
+func (g *gatewayStatus) writeAll(ctx context.Context) {
+	g.mu.Lock()
+	out := g.wanted
+	g.mu.Unlock()
+	objs, ok := g.objects()
+	if out == nil || !ok {
+		return
+	}
+	now := metav1.Now()
+	failed := false
+	write := func(what string, err error) {
+		if err != nil && !apierrors.IsNotFound(err) { // a deleted object: the next render drops it
+			failed = true
+			g.log.Error().Err(err).Str("object", what).Msg("cannot update the status")
+		}
+	}
+	classes := map[string]*gatewayv1.GatewayClass{}
+	for _, c := range objs.GatewayClasses() {
+		classes[c.Name] = c
+	}
+	for _, c := range out.classes {
+		cur := classes[c.Name]
+		if cur == nil || ctx.Err() != nil {
+			continue
+		}
+		if st := attach.ClassStatus(cur.Status, c, now); !equality.Semantic.DeepEqual(cur.Status, st) {
+			next := cur.DeepCopy()
+			next.Status = st
+			_, err := g.gw.GatewayV1().GatewayClasses().UpdateStatus(ctx, next, metav1.UpdateOptions{})
+			write("GatewayClass "+c.Name, err)
+		}
+	}
+	gateways := map[string]*gatewayv1.Gateway{}
+	for _, gw := range objs.Gateways() {
+		gateways[gw.Namespace+"/"+gw.Name] = gw
+	}
+	for _, gw := range out.gateways {
+		cur := gateways[gw.Namespace+"/"+gw.Name]
+		if cur == nil || ctx.Err() != nil {
+			continue
+		}
+		if st := attach.GatewayStatus(cur.Status, gw, now); !equality.Semantic.DeepEqual(cur.Status, st) {
+			next := cur.DeepCopy()
+			next.Status = st
+			_, err := g.gw.GatewayV1().Gateways(gw.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
+			write("Gateway "+gw.Namespace+"/"+gw.Name, err)
+		}
+	}
+	g.writeRoutes(ctx, objs, out.routes, now, write)
+	if failed && g.retry != nil {
+		time.AfterFunc(time.Second, g.retry)
+	}
+}
+
+// writeRoutes writes the routes' status, telling write how each went.
+func (g *gatewayStatus) writeRoutes(ctx context.Context, objs GatewaySnapshot, routes []routeOutcome, now metav1.Time, write func(string, error)) {
+	https := map[string]*gatewayv1.HTTPRoute{}
+	for _, r := range objs.HTTPRoutes() {
+		https[r.Namespace+"/"+r.Name] = r
+	}
+	grpcs := map[string]*gatewayv1.GRPCRoute{}
+	for _, r := range objs.GRPCRoutes() {
+		grpcs[r.Namespace+"/"+r.Name] = r
+	}
+	for _, r := range routes {
+		if ctx.Err() != nil {
+			return
+		}
+		key := r.att.Route.Namespace + "/" + r.att.Route.Name
+		what := fmt.Sprintf("%s %s", r.att.Route.Kind, key)
+		switch r.att.Route.Kind {
+		case attach.KindHTTPRoute:
+			cur := https[key]
+			if cur == nil {
+				continue
+			}
+			if st := attach.RouteStatus(cur.Status.RouteStatus, *r.att, r.backends, g.controller, now); !equality.Semantic.DeepEqual(cur.Status.RouteStatus, st) {
+				next := cur.DeepCopy()
+				next.Status.RouteStatus = st
+				_, err := g.gw.GatewayV1().HTTPRoutes(cur.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
+				write(what, err)
+			}
+		case attach.KindGRPCRoute:
+			cur := grpcs[key]
+			if cur == nil {
+				continue
+			}
+			if st := attach.RouteStatus(cur.Status.RouteStatus, *r.att, r.backends, g.controller, now); !equality.Semantic.DeepEqual(cur.Status.RouteStatus, st) {
+				next := cur.DeepCopy()
+				next.Status.RouteStatus = st
+				_, err := g.gw.GatewayV1().GRPCRoutes(cur.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
+				write(what, err)
+			}
+		}
+	}
+}
+
+// newGatewayStatus is the status writer of the Gateway API provider p,
+// reading the objects' current status from client's informers.
+func newGatewayStatus(p *Provider, client *Client, log zerolog.Logger) *gatewayStatus {
+	d, _ := p.dialect.(*gatewayDialect)
+	return &gatewayStatus{
+		gw:         p.gatewayClient,
+		controller: d.opts.ControllerName,
+		log:        log.With().Str("component", "status").Logger(),
+		objects: func() (GatewaySnapshot, bool) {
+			s, ok := client.Snapshot().(GatewaySnapshot)
+			return s, ok
+		},
+	}
+}
