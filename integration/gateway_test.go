@@ -58,7 +58,7 @@ func TestGatewayProviderOnTheAPIServer(t *testing.T) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	port := gatewayv1.PortNumber(80)
-	route, err := admin.GatewayV1().HTTPRoutes("shop").Create(ctx, &gatewayv1.HTTPRoute{
+	_, err = admin.GatewayV1().HTTPRoutes("shop").Create(ctx, &gatewayv1.HTTPRoute{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "shop"},
 		Spec: gatewayv1.HTTPRouteSpec{
 			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
@@ -102,7 +102,7 @@ func TestGatewayProviderOnTheAPIServer(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, accepted(class.Status.Conditions))
 
-	route, err = admin.GatewayV1().HTTPRoutes("shop").Get(ctx, "shop", metav1.GetOptions{})
+	route, err := admin.GatewayV1().HTTPRoutes("shop").Get(ctx, "shop", metav1.GetOptions{})
 	require.NoError(t, err)
 	route.Spec.Hostnames = []gatewayv1.Hostname{"www.example.com"}
 	_, err = admin.GatewayV1().HTTPRoutes("shop").Update(ctx, route, metav1.UpdateOptions{})
