@@ -114,24 +114,16 @@ func (g *gatewayStatus) writeRoutes(ctx context.Context, objs GatewaySnapshot, r
 		}
 		key := r.att.Route.Namespace + "/" + r.att.Route.Name
 		what := fmt.Sprintf("%s %s", r.att.Route.Kind, key)
-		switch r.att.Route.Kind {
-		case attach.KindHTTPRoute:
-			cur := https[key]
-			if cur == nil {
-				continue
-			}
-			if st := attach.RouteStatus(cur.Status.RouteStatus, *r.att, r.backends, g.controller, now); !equality.Semantic.DeepEqual(cur.Status.RouteStatus, st) {
+		if cur := https[key]; r.att.Route.Kind == attach.KindHTTPRoute && cur != nil {
+			if st, changed := g.routeStatus(cur.Status.RouteStatus, r, now); changed {
 				next := cur.DeepCopy()
 				next.Status.RouteStatus = st
 				_, err := g.gw.GatewayV1().HTTPRoutes(cur.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
 				write(what, err)
 			}
-		case attach.KindGRPCRoute:
-			cur := grpcs[key]
-			if cur == nil {
-				continue
-			}
-			if st := attach.RouteStatus(cur.Status.RouteStatus, *r.att, r.backends, g.controller, now); !equality.Semantic.DeepEqual(cur.Status.RouteStatus, st) {
+		}
+		if cur := grpcs[key]; r.att.Route.Kind == attach.KindGRPCRoute && cur != nil {
+			if st, changed := g.routeStatus(cur.Status.RouteStatus, r, now); changed {
 				next := cur.DeepCopy()
 				next.Status.RouteStatus = st
 				_, err := g.gw.GatewayV1().GRPCRoutes(cur.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
@@ -139,6 +131,13 @@ func (g *gatewayStatus) writeRoutes(ctx context.Context, objs GatewaySnapshot, r
 			}
 		}
 	}
+}
+
+// routeStatus is the status of the route r has now, and whether it
+// differs from cur, the one it has.
+func (g *gatewayStatus) routeStatus(cur gatewayv1.RouteStatus, r routeOutcome, now metav1.Time) (gatewayv1.RouteStatus, bool) {
+	st := attach.RouteStatus(cur, *r.att, r.backends, g.controller, now)
+	return st, !equality.Semantic.DeepEqual(cur, st)
 }
 
 // newGatewayStatus is the status writer of the Gateway API provider p,
