@@ -162,8 +162,9 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 }
 
 // Start runs the informers until ctx is done.
-// The Secret informers start once the Ingress informers have synced, so
-// that the Secrets no Ingress references are cached without their data.
+// The Secret informers start once the Ingress (and Gateway) informers have
+// synced, so that the Secrets nothing references are cached without their
+// data.
 func (c *Client) Start(ctx context.Context) {
 	for _, ns := range c.spaces {
 		ns.factory.Start(ctx.Done())
@@ -183,6 +184,9 @@ func (c *Client) Start(ctx context.Context) {
 			if !cache.WaitForCacheSync(ctx.Done(), ns.ingressInformer.HasSynced) {
 				return
 			}
+		}
+		if c.gateway != nil && !c.gateway.waitGatewaysSynced(ctx) {
+			return
 		}
 		for _, ns := range c.spaces {
 			ns.secretFactory.Start(ctx.Done())

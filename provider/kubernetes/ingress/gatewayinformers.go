@@ -1,8 +1,11 @@
 package ingress
 
 import (
+	"context"
+
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 	gatewayinformers "sigs.k8s.io/gateway-api/pkg/client/informers/externalversions"
 	gatewaylisters "sigs.k8s.io/gateway-api/pkg/client/listers/apis/v1"
@@ -38,11 +41,12 @@ type gatewayInformers struct {
 // gatewayNamespaceInformers are the Gateway API informers of one watched
 // namespace (or of all of them).
 type gatewayNamespaceInformers struct {
-	factory    gatewayinformers.SharedInformerFactory
-	gateways   gatewaylisters.GatewayLister
-	httpRoutes gatewaylisters.HTTPRouteLister
-	grpcRoutes gatewaylisters.GRPCRouteLister
-	grants     gatewaylisters.ReferenceGrantLister
+	factory          gatewayinformers.SharedInformerFactory
+	gatewaysInformer cache.SharedIndexInformer
+	gateways         gatewaylisters.GatewayLister
+	httpRoutes       gatewaylisters.HTTPRouteLister
+	grpcRoutes       gatewaylisters.GRPCRouteLister
+	grants           gatewaylisters.ReferenceGrantLister
 }
 
 // watchGateway sets up the Gateway API informers on gw and the Namespace
@@ -79,23 +83,61 @@ func (c *Client) newGatewayNamespaceInformers(gw gatewayclient.Interface, ns str
 	for _, s := range []struct {
 		kind, resource string
 		inf            cache.SharedIndexInformer
+		handler        cache.ResourceEventHandler
 	}{
-		{"Gateway", gatewaysResource, gateways.Informer()},
-		{"HTTPRoute", httpRoutesResource, httpRoutes.Informer()},
-		{"GRPCRoute", grpcRoutesResource, grpcRoutes.Informer()},
-		{"ReferenceGrant", referenceGrantsResource, grants.Informer()},
+		{"Gateway", gatewaysResource, gateways.Informer(), c.gatewayHandler()},
+		{"HTTPRoute", httpRoutesResource, httpRoutes.Informer(), nil},
+		{"GRPCRoute", grpcRoutesResource, grpcRoutes.Informer(), nil},
+		{"ReferenceGrant", referenceGrantsResource, grants.Informer(), nil},
 	} {
-		if err := c.track(s.kind, s.resource, ns, s.inf, nil, nil); err != nil {
+		if err := c.track(s.kind, s.resource, ns, s.inf, nil, s.handler); err != nil {
 			return nil, err
 		}
 	}
 	return &gatewayNamespaceInformers{
-		factory:    factory,
-		gateways:   gateways.Lister(),
-		httpRoutes: httpRoutes.Lister(),
-		grpcRoutes: grpcRoutes.Lister(),
-		grants:     grants.Lister(),
+		factory:          factory,
+		gatewaysInformer: gateways.Informer(),
+		gateways:         gateways.Lister(),
+		httpRoutes:       httpRoutes.Lister(),
+		grpcRoutes:       grpcRoutes.Lister(),
+		grants:           grants.Lister(),
 	}, nil
+}
+
+// gatewayHandler keeps the Secret references of the Gateways' listeners
+// (their certificateRefs), so that those Secrets keep their data in the
+// cache, as the Secrets Ingresses name do.
+func (c *Client) gatewayHandler() cache.ResourceEventHandler {
+	return c.handler("Gateway", func(old, new any) {
+		c.secrets.add(c.refs.move(gatewayCertificateKeys(eventObject[*gatewayv1.Gateway](old)), gatewayCertificateKeys(eventObject[*gatewayv1.Gateway](new))))
+	})
+}
+
+// gatewayCertificateKeys are the Secrets (namespace/name) the listeners of
+// gw name as certificates: core Secrets, in gw's namespace unless the
+// reference says another (which a ReferenceGrant must allow: the render
+// checks that, this only keeps the data at hand).
+func gatewayCertificateKeys(gw *gatewayv1.Gateway) []string {
+	if gw == nil {
+		return nil
+	}
+	var keys []string
+	for _, l := range gw.Spec.Listeners {
+		if l.TLS == nil {
+			continue
+		}
+		for _, ref := range l.TLS.CertificateRefs {
+			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
+				continue
+			}
+			ns := gw.Namespace
+			if ref.Namespace != nil && *ref.Namespace != "" {
+				ns = string(*ref.Namespace)
+			}
+			keys = append(keys, ns+"/"+string(ref.Name))
+		}
+	}
+	return keys
 }
 
 // start runs the Gateway API factories until stop is closed; the
@@ -105,6 +147,17 @@ func (g *gatewayInformers) start(stop <-chan struct{}) {
 	for _, s := range g.spaces {
 		s.factory.Start(stop)
 	}
+}
+
+// waitGatewaysSynced waits for the Gateway informers, whose listeners name
+// the certificate Secrets; false when ctx is done first.
+func (g *gatewayInformers) waitGatewaysSynced(ctx context.Context) bool {
+	for _, s := range g.spaces {
+		if !cache.WaitForCacheSync(ctx.Done(), s.gatewaysInformer.HasSynced) {
+			return false
+		}
+	}
+	return true
 }
 
 // shutdown waits for the Gateway API informers' goroutines to end.

@@ -25,7 +25,8 @@ import (
 // its references resolved.
 func TestGatewayProviderProvides(t *testing.T) {
 	core := []k8sruntime.Object{}
-	for _, o := range append(testobjects.Backend("shop", "web", "10.1.0.1"), gatewayTestNamespaces()[0]) {
+	crt, key := testobjects.SelfSignedPEM(t)
+	for _, o := range append(testobjects.Backend("shop", "web", "10.1.0.1"), gatewayTestNamespaces()[0], testobjects.TLSSecret("shop", "edge-cert", crt, key)) {
 		core = append(core, o.(k8sruntime.Object))
 	}
 	cs := fake.NewClientset(core...)
@@ -42,7 +43,9 @@ func TestGatewayProviderProvides(t *testing.T) {
 			Spec: gatewayv1.GatewayClassSpec{ControllerName: DefaultGatewayControllerName}},
 		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "edge", ResourceVersion: "1"},
 			Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway",
-				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType}}}},
+				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType},
+					{Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType,
+						TLS: &gatewayv1.ListenerTLSConfig{CertificateRefs: []gatewayv1.SecretObjectReference{{Name: "edge-cert"}}}}}}},
 		route)
 
 	gp := &GatewayProvider{}
@@ -57,6 +60,14 @@ func TestGatewayProviderProvides(t *testing.T) {
 	conf, _ := lp.nextUntil("the route's router", func(c *dynamic.Configuration) bool { return c.HTTP.Routers[router] != nil })
 	require.Equal(t, []string{"web"}, conf.HTTP.Routers[router].EntryPoints)
 	require.Equal(t, "http://10.1.0.1:8080", conf.HTTP.Services["shop-web-80"].LoadBalancer.Servers[0].URL)
+	// The listener's certificate Secret keeps its data in the cache, as
+	// an Ingress's does: the HTTPS listener is served with it.
+	if c := conf; c.HTTP.Routers["httproute-shop-web-shop-edge-https-r0-m0"] == nil || c.TLS == nil || len(c.TLS.Certificates) != 1 {
+		conf, _ = lp.nextUntil("the HTTPS listener's router and certificate", func(c *dynamic.Configuration) bool {
+			return c.HTTP.Routers["httproute-shop-web-shop-edge-https-r0-m0"] != nil && c.TLS != nil && len(c.TLS.Certificates) == 1
+		})
+	}
+	require.NotNil(t, conf.HTTP.Routers["httproute-shop-web-shop-edge-https-r0-m0"].TLS)
 
 	condition := func(conds []metav1.Condition, t string) metav1.ConditionStatus {
 		for _, c := range conds {
@@ -80,8 +91,9 @@ func TestGatewayProviderProvides(t *testing.T) {
 	require.Equal(t, metav1.ConditionTrue, condition(g.Status.Conditions, "Accepted"))
 	require.Equal(t, metav1.ConditionTrue, condition(g.Status.Conditions, "Programmed"))
 	require.Equal(t, "192.0.2.50", g.Status.Addresses[0].Value)
-	require.Len(t, g.Status.Listeners, 1)
+	require.Len(t, g.Status.Listeners, 2)
 	require.Equal(t, int32(1), g.Status.Listeners[0].AttachedRoutes)
+	require.Equal(t, int32(1), g.Status.Listeners[1].AttachedRoutes)
 	class, err := gw.GatewayV1().GatewayClasses().Get(context.Background(), "sliceway", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, metav1.ConditionTrue, condition(class.Status.Conditions, "Accepted"))

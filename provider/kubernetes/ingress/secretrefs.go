@@ -6,10 +6,11 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 )
 
-// secretRefs counts the references of Ingresses (spec.tls[].secretName) to
-// each Secret, so that the Secret cache keeps the data of referenced
-// Secrets only. The Secret informers start once the Ingress informers have
-// synced, so the counts are complete when Secrets are first listed.
+// secretRefs counts the references of Ingresses (spec.tls[].secretName)
+// and Gateways (their listeners' certificateRefs) to each Secret, so that
+// the Secret cache keeps the data of referenced Secrets only. The Secret
+// informers start once the Ingress and Gateway informers have synced, so
+// the counts are complete when Secrets are first listed.
 type secretRefs struct {
 	mu     sync.RWMutex
 	counts map[string]int                // namespace/name
@@ -29,15 +30,22 @@ func (r *secretRefs) has(namespace, name string) bool {
 // update moves the references of old to those of new (either may be nil)
 // and returns the Secrets that just got their first reference.
 func (r *secretRefs) update(old, new *netv1.Ingress) []string {
+	return r.move(r.keys(old), r.keys(new))
+}
+
+// move moves references from the Secrets olds to news (namespace/name),
+// those an object named before and after a change, and returns the
+// Secrets that just got their first reference.
+func (r *secretRefs) move(olds, news []string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, key := range r.keys(old) {
+	for _, key := range olds {
 		if r.counts[key]--; r.counts[key] <= 0 {
 			delete(r.counts, key)
 		}
 	}
 	var first []string
-	for _, key := range r.keys(new) {
+	for _, key := range news {
 		r.counts[key]++
 		if r.counts[key] == 1 {
 			first = append(first, key)
