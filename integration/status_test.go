@@ -85,7 +85,7 @@ func statusProvider(t *testing.T, cp *controlplane.ControlPlane, ip string) *ing
 }
 
 func leads(r *providerRun) bool {
-	return strings.Contains(r.logs.String(), "leading: writing Ingress status")
+	return strings.Contains(r.logs.String(), "leading: writing status")
 }
 
 // Test 6: two replicas, each configured with its own address; only the
