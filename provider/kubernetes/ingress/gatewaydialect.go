@@ -28,9 +28,9 @@ type routeDialect interface {
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
-// parts of the HTTPRoutes and GRPCRoutes attached to the Gateways of the GatewayClasses
-// whose controllerName is ours, and of those Gateways (their listeners'
-// certificates). It serves no Ingress.
+// parts of the HTTPRoutes and GRPCRoutes attached to the Gateways of the
+// GatewayClasses whose controllerName is ours, and of those Gateways
+// (their listeners' certificates). It serves no Ingress.
 type gatewayDialect struct {
 	opts   *attach.Options // a pointer: a dialect is a comparable value
 	target filter.Target
