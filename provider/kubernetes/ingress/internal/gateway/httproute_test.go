@@ -121,8 +121,8 @@ func shopRoute(rules ...gatewayv1.HTTPRouteRule) *gatewayv1.HTTPRoute {
 // A route attached to both listeners has, for each rule and match, a
 // router on each listener's entry point (tls on the HTTPS one), sending
 // to the rule's service: the load balancer of its one backend, a
-// weighted service of several, a load balancer without servers (503)
-// when none can be used. A rule that asks for what is not served yet is
+// weighted service of several, a load balancer without servers behind
+// an errors middleware that answers 500 when none can be used. A rule that asks for what is not served yet is
 // left out whole and reported; the others are served.
 func TestHTTPRouteParts(t *testing.T) {
 	w := newWorld(t)
@@ -157,8 +157,8 @@ func TestHTTPRouteParts(t *testing.T) {
 		{"httproute-shop-cart-infra-gw-https-r0-m0", "websecure", "shop-web-8080", true, 0},
 		{"httproute-shop-cart-infra-gw-http-r1-m0", "web", "httproute-shop-cart-r1", false, 1},
 		{"httproute-shop-cart-infra-gw-https-r1-m0", "websecure", "httproute-shop-cart-r1", true, 1},
-		{"httproute-shop-cart-infra-gw-http-r2-m0", "web", "httproute-shop-cart-r2-unavailable", false, 0},
-		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable", true, 0},
+		{"httproute-shop-cart-infra-gw-http-r2-m0", "web", "httproute-shop-cart-r2-unavailable", false, 1},
+		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable", true, 1},
 	}, got)
 
 	services := map[string]*dynamic.Service{}
@@ -169,8 +169,14 @@ func TestHTTPRouteParts(t *testing.T) {
 	require.Equal(t, []dynamic.WRRService{{Name: "shop-web-8080", Weight: &three}, {Name: "shop-api-8080", Weight: &one}},
 		services["httproute-shop-cart-r1"].Weighted.Services)
 	require.Empty(t, services["httproute-shop-cart-r2-unavailable"].LoadBalancer.Servers, "Traefik answers 503")
+	middlewares := map[string]*dynamic.Middleware{}
+	for _, m := range p.Middlewares {
+		middlewares[m.Name] = m.Middleware
+	}
+	require.Equal(t, &dynamic.Middleware{"errors": map[string]any{"status": []string{"503"}, "statusRewrites": map[string]int{"503": 500},
+		"service": "httproute-shop-cart-r2-unavailable", "query": "/"}}, middlewares["httproute-shop-cart-r2-unavailable-500"], "which the router turns into 500")
 	require.Contains(t, services, "shop-api-8080", "a weighted service's load balancers are the part's, swapped when rebuilt")
-	require.Len(t, p.Middlewares, 2, "the header filter, once per listener")
+	require.Len(t, p.Middlewares, 3, "the header filter, once per listener, and the 500")
 	require.NotContains(t, w.asked, translate.PortKey{Service: translate.Key{Namespace: "shop", Name: "gone"}}, "an unusable backend has no load balancer")
 }
 

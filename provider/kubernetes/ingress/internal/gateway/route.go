@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,7 +119,11 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
 	}
 	for _, pr := range routers {
-		rt := &dynamic.Router{EntryPoints: []string{pr.entryPoint}, Rule: pr.rule.Rule, Service: svc.name, Middlewares: pr.middleware}
+		chain := pr.middleware
+		if svc.middleware != "" {
+			chain = append(slices.Clip(chain), svc.middleware)
+		}
+		rt := &dynamic.Router{EntryPoints: []string{pr.entryPoint}, Rule: pr.rule.Rule, Service: svc.name, Middlewares: chain}
 		if pr.tls {
 			rt.TLS = &dynamic.RouterTLSConfig{} // the listener's certificates are the Gateway's
 		}

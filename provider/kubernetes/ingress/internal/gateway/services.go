@@ -12,19 +12,21 @@ import (
 )
 
 // ruleService is where a rule's routers send: the name of a service and
-// the service itself.
+// the service itself, and the middleware the routers put last before it,
+// if any.
 type ruleService struct {
-	name string
-	svc  *dynamic.Service
+	name       string
+	svc        *dynamic.Service
+	middleware string
 }
 
 // service is the service of rule ri, whose backendRefs resolved as rb:
 // the load balancer of its one usable backend, or a weighted service of
 // its usable backends by weight, in which the share of the unusable ones
-// goes to a load balancer without servers, as does everything when none
-// is usable (Traefik answers 503 where the Gateway API asks for 500: a
-// weighted service's member that answers a status of its own cannot be
-// written in a configuration Traefik reads). A backend whose Service
+// goes to a load balancer without servers (Traefik answers 503 where the
+// Gateway API asks for 500: a weighted service's member that answers a
+// status of its own cannot be written in a configuration Traefik reads).
+// When none is usable, every request answers 500 (failing). A backend whose Service
 // port has no load balancer (a port the Service lacks, an ExternalName
 // Service refused) counts as unusable, with a problem naming it.
 //
@@ -62,7 +64,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) rul
 	case len(lbs) == 1 && unusable == 0:
 		return lbs[0]
 	case len(lbs) == 0:
-		return t.unavailable(ri)
+		return t.failing(ri)
 	}
 	for _, lb := range lbs {
 		t.place(lb) // a derived one is the part's already
@@ -142,4 +144,26 @@ func (t *routeTranslation) unavailable(ri int) ruleService {
 	svc := dynamic.NewServersService()
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: svc})
 	return ruleService{name: name, svc: svc}
+}
+
+// failing is the service of a rule none of whose backends is usable: the
+// load balancer without servers, behind an errors middleware that
+// answers its 503 with the 500 the Gateway API asks for (the body is the
+// load balancer's again).
+func (t *routeTranslation) failing(ri int) ruleService {
+	rs := t.unavailable(ri)
+	rs.middleware = rs.name + "-500"
+	for _, m := range t.p.Middlewares {
+		if m.Name == rs.middleware {
+			return rs
+		}
+	}
+	mw := dynamic.Middleware{"errors": map[string]any{
+		"status":         []string{"503"},
+		"statusRewrites": map[string]int{"503": 500},
+		"service":        rs.name,
+		"query":          "/",
+	}}
+	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: rs.middleware, Middleware: &mw})
+	return rs
 }
