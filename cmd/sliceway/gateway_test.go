@@ -40,3 +40,34 @@ func TestRenderGatewayAPIManifests(t *testing.T) {
 	res = run(t, nil, "render", "--providers.kubernetesgateway=true", "--providers.kubernetesgateway.ingressclass=x", "--manifests="+manifest)
 	assert.Contains(t, res.stderr, "providers.kubernetesGateway.ingressClass is not read by the Gateway API provider")
 }
+
+// The Gateway provider's entry points are a map: flags name its entries
+// by their keys, a new one beside the defaults, and give its fields (an
+// entry named by flags is made of what they give, defaults or not); an
+// entry's misspelt field is an unknown flag.
+func TestGatewayEntryPointsByFlags(t *testing.T) {
+	manifest, err := filepath.Abs("testdata/gateway.yaml")
+	require.NoError(t, err)
+	const ep = "--providers.kubernetesgateway.entrypoints."
+	res := run(t, nil, "render", "--providers.kubernetesgateway=true", "--manifests="+manifest,
+		ep+"web.port=80", ep+"web.protocol=HTTP", ep+"web.address=192.0.2.1",
+		ep+"websecure.port=443", ep+"websecure.protocol=HTTPS", ep+"websecure.address=192.0.2.1",
+		ep+"alt.port=80", ep+"alt.protocol=HTTP", ep+"alt.address=192.0.2.2")
+	require.Equal(t, 0, res.code, res.stderr)
+	var conf dynamic.Configuration
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &conf))
+	cart := conf.HTTP.Routers["httproute-shop-shop-infra-edge-http-r0-m0"]
+	require.NotNil(t, cart, res.stdout)
+	assert.Equal(t, []string{"web"}, cart.EntryPoints, "the one Gateway on the first address")
+
+	res = run(t, nil, "render", "--providers.kubernetesgateway=true", "--manifests="+manifest, ep+"web.prot=HTTP")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.stderr, "unknown flag --providers.kubernetesgateway.entrypoints.web.prot")
+	res = run(t, nil, "render", "--providers.kubernetesgateway=true", "--manifests="+manifest,
+		ep+"alt.port=80", ep+"alt.protocol=HTTP", ep+"alt.address=192.0.2.2")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.stderr, "an address is set on some entry points and not on others")
+	res = run(t, nil, "render", "--providers.kubernetesgateway=true", "--manifests="+manifest, ep+"alt.address=192.0.2.2")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.stderr, "providers.kubernetesGateway.entryPoints.alt.port: want a port from 1 to 65535", "a new entry point is given whole")
+}

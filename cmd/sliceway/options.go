@@ -52,6 +52,14 @@ func lookupOption(elements []string) (option, bool) {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
+		if t.Kind() == reflect.Map && t.Key().Kind() == reflect.String {
+			// A key of a map of options (the Gateway provider's
+			// entryPoints): any name, its value an option or a section.
+			names = append(names, e)
+			t = t.Elem()
+			field = reflect.StructField{Name: e, Type: t}
+			continue
+		}
 		if t.Kind() != reflect.Struct {
 			return option{}, false
 		}
