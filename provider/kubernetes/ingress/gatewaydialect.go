@@ -32,8 +32,9 @@ type routeDialect interface {
 // GatewayClasses whose controllerName is ours, and of those Gateways
 // (their listeners' certificates). It serves no Ingress.
 type gatewayDialect struct {
-	opts   *attach.Options // a pointer: a dialect is a comparable value
-	target filter.Target
+	controller gatewayv1.GatewayController
+	addresses  *gatewayAddresses // a pointer: a dialect is a comparable value
+	target     filter.Target
 }
 
 func (*gatewayDialect) name() string                                           { return GatewayProviderName }
@@ -67,17 +68,24 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 		return nil, nil
 	}
 	out := &gatewayOutcome{}
-	look := gatewayLookups(snap, objs)
+	look := gatewayLookups(snap, objs, ps.tr.Memos)
 	classes := map[string]*gatewayv1.GatewayClass{}
 	for _, c := range sortedByKey(objs.GatewayClasses()) {
 		classes[c.Name] = c
-		if pc := attach.ProcessClass(c, d.opts.ControllerName); pc.Ours {
+		if pc := attach.ProcessClass(c, d.controller); pc.Ours {
 			out.classes = append(out.classes, pc)
 		}
 	}
 	var parts []*ingressPart
+	var mine []*gatewayv1.Gateway
 	for _, gw := range sortedByKey(objs.Gateways()) {
-		g, ours := attach.ProcessGateway(gw, classes[string(gw.Spec.GatewayClassName)], *d.opts, look)
+		if c := classes[string(gw.Spec.GatewayClassName)]; c != nil && c.Spec.ControllerName == d.controller {
+			mine = append(mine, gw)
+		}
+	}
+	assigned := d.addresses.assign(mine)
+	for _, gw := range mine {
+		g, ours := attach.ProcessGateway(gw, classes[string(gw.Spec.GatewayClassName)], *assigned[gw], look)
 		if !ours {
 			continue
 		}
@@ -191,8 +199,9 @@ func (d *gatewayDialect) gatewayPart(ps *pass, gw *gatewayv1.Gateway, g *attach.
 }
 
 // gatewayLookups are what attachment reads of snap: namespaces' labels,
-// Services' ports, TLS Secrets and ReferenceGrants.
-func gatewayLookups(snap Snapshot, objs GatewaySnapshot) attach.Lookups {
+// Services' ports, TLS Secrets (their key pairs checked through memos)
+// and ReferenceGrants.
+func gatewayLookups(snap Snapshot, objs GatewaySnapshot, memos *translate.Memos) attach.Lookups {
 	return attach.Lookups{
 		NamespaceLabels: func(name string) (map[string]string, bool) {
 			if ns := objs.Namespace(name); ns != nil {
@@ -219,7 +228,7 @@ func gatewayLookups(snap Snapshot, objs GatewaySnapshot) attach.Lookups {
 			if s == nil {
 				return fmt.Errorf("secret %s/%s not found", ns, name)
 			}
-			return translate.CheckSecretData(s)
+			return memos.CheckCertificate(s)
 		},
 		ReferencePermitted: attach.GrantLookup(objs.ReferenceGrants()),
 	}

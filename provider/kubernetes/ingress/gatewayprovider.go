@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -39,10 +40,12 @@ type GatewayProvider struct {
 }
 
 // GatewayEntryPoint is an entry point of the proxy as Gateway listeners
-// see it: the port clients reach it on, and what it serves.
+// see it: the port clients reach it on, what it serves, and, when the
+// proxy has several addresses, the one clients reach it at.
 type GatewayEntryPoint struct {
 	Port     int32  `description:"The port of the listeners it serves (the port clients connect to, which may differ from the one Traefik listens on behind a Service)." json:"port,omitempty" toml:"port,omitempty" yaml:"port,omitempty" export:"true"`
 	Protocol string `description:"HTTP or HTTPS (Traefik ends TLS with the listeners' certificates)." json:"protocol,omitempty" toml:"protocol,omitempty" yaml:"protocol,omitempty" export:"true"`
+	Address  string `description:"The IP address clients reach it at, when the proxy has several (set on every entry point or on none): each Gateway is given one address, and its listeners are served only on the entry points of that address, apart from the other addresses' Gateways; its status.addresses say which. Without, every Gateway shares the entry points, and its address is ingressEndpoint's." json:"address,omitempty" toml:"address,omitempty" yaml:"address,omitempty" export:"true"`
 }
 
 // SetDefaults sets the default option values: Provider's, the default
@@ -69,6 +72,7 @@ func (p *GatewayProvider) Validate() error {
 	if len(p.EntryPoints) == 0 {
 		return errors.New("entryPoints: none given, so no listener can be served")
 	}
+	withAddress := 0
 	for _, name := range slices.Sorted(maps.Keys(p.EntryPoints)) {
 		ep := p.EntryPoints[name]
 		switch {
@@ -77,6 +81,15 @@ func (p *GatewayProvider) Validate() error {
 		case ep.Protocol != string(gatewayv1.HTTPProtocolType) && ep.Protocol != string(gatewayv1.HTTPSProtocolType):
 			return fmt.Errorf("entryPoints.%s.protocol: %q: want HTTP or HTTPS", name, ep.Protocol)
 		}
+		if ep.Address != "" {
+			if _, err := netip.ParseAddr(ep.Address); err != nil {
+				return fmt.Errorf("entryPoints.%s.address: %q: want an IP address", name, ep.Address)
+			}
+			withAddress++
+		}
+	}
+	if withAddress > 0 && withAddress < len(p.EntryPoints) {
+		return errors.New("entryPoints: an address is set on some entry points and not on others: set it on every one, or on none")
 	}
 	return nil
 }
@@ -86,26 +99,56 @@ func (p *GatewayProvider) Init() error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	opts := &attach.Options{ControllerName: gatewayv1.GatewayController(p.ControllerName)}
-	for _, name := range slices.Sorted(maps.Keys(p.EntryPoints)) {
-		ep := p.EntryPoints[name]
-		opts.EntryPoints = append(opts.EntryPoints, attach.EntryPoint{Name: name, Port: ep.Port, Protocol: gatewayv1.ProtocolType(ep.Protocol)})
-	}
-	if e := p.IngressEndpoint; e != nil {
-		ip, host := gatewayv1.IPAddressType, gatewayv1.HostnameAddressType
-		if e.IP != "" {
-			opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &ip, Value: e.IP})
-		}
-		if e.Hostname != "" {
-			opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &host, Value: e.Hostname})
-		}
-	}
-	d := &gatewayDialect{opts: opts, target: filter.Portable}
+	d := &gatewayDialect{controller: gatewayv1.GatewayController(p.ControllerName), target: filter.Portable}
+	d.addresses = &gatewayAddresses{pools: p.addressPools(d.controller)}
 	if p.PluginMiddlewares {
 		d.target = filter.Plugin
 	}
 	p.dialect = d
 	return p.Provider.Init()
+}
+
+// addressPools are the options of each address the proxy has, in the
+// order of the addresses: its entry points, and itself as the address of
+// its Gateways. Entry points without an address make one pool, whose
+// addresses are ingressEndpoint's.
+func (p *GatewayProvider) addressPools(controller gatewayv1.GatewayController) []*attach.Options {
+	byAddress := map[string]*attach.Options{}
+	for _, name := range slices.Sorted(maps.Keys(p.EntryPoints)) {
+		ep := p.EntryPoints[name]
+		opts := byAddress[ep.Address]
+		if opts == nil {
+			opts = &attach.Options{ControllerName: controller}
+			byAddress[ep.Address] = opts
+		}
+		opts.EntryPoints = append(opts.EntryPoints, attach.EntryPoint{Name: name, Port: ep.Port, Protocol: gatewayv1.ProtocolType(ep.Protocol)})
+	}
+	ip, host := gatewayv1.IPAddressType, gatewayv1.HostnameAddressType
+	pools := make([]*attach.Options, 0, len(byAddress))
+	for _, addr := range slices.SortedFunc(maps.Keys(byAddress), compareAddresses) {
+		opts := byAddress[addr]
+		switch e := p.IngressEndpoint; {
+		case addr != "":
+			opts.Addresses = []gatewayv1.GatewayStatusAddress{{Type: &ip, Value: netip.MustParseAddr(addr).String()}}
+		case e != nil:
+			if e.IP != "" {
+				opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &ip, Value: e.IP})
+			}
+			if e.Hostname != "" {
+				opts.Addresses = append(opts.Addresses, gatewayv1.GatewayStatusAddress{Type: &host, Value: e.Hostname})
+			}
+		}
+		pools = append(pools, opts)
+	}
+	return pools
+}
+
+// compareAddresses orders IP addresses by value ("" first).
+func compareAddresses(a, b string) int {
+	if a == "" || b == "" {
+		return strings.Compare(a, b)
+	}
+	return netip.MustParseAddr(a).Compare(netip.MustParseAddr(b))
 }
 
 // Provide is Provider.Provide with the Gateway API dialect: the client

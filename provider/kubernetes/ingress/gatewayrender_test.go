@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -112,4 +113,40 @@ func TestGatewayProviderRendersHTTPRoutes(t *testing.T) {
 	require.Equal(t, "shop-web-80", loginHTTP.Service)
 	require.Equal(t, "http://10.1.0.1:8080", h.Services["shop-web-80"].LoadBalancer.Servers[0].URL)
 	require.Len(t, res.Configuration.TLS.Certificates, 1, "the HTTPS listener's certificate")
+}
+
+// A listener whose certificate Secret holds no usable key pair (not PEM,
+// as the conformance suite's malformed Secret) is refused, its
+// ResolvedRefs false with reason InvalidCertificateRef, and nothing is
+// served on it; the Gateway's other listener is served.
+func TestGatewayListenerWithAMalformedCertificate(t *testing.T) {
+	malformed := testobjects.TLSSecret("infra", "bad-cert", []byte("Hello world\n"), []byte("Hello world\n"))
+	snap := &gatewayTestSnapshot{Snapshot: testobjects.NewSnapshot(append(testobjects.Backend("infra", "web", "10.1.0.1"), malformed)...)}
+	snap.classes = []*gatewayv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "sliceway"}, Spec: gatewayv1.GatewayClassSpec{ControllerName: DefaultGatewayControllerName}}}
+	snap.gateways = []*gatewayv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "gw"}, Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway", Listeners: []gatewayv1.Listener{
+		{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType},
+		{Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType,
+			TLS: &gatewayv1.ListenerTLSConfig{CertificateRefs: []gatewayv1.SecretObjectReference{{Name: "bad-cert"}}}},
+	}}}}
+	port := gatewayv1.PortNumber(80)
+	snap.routes = []*gatewayv1.HTTPRoute{{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "web"}, Spec: gatewayv1.HTTPRouteSpec{
+		CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "gw"}}},
+		Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+			BackendObjectReference: gatewayv1.BackendObjectReference{Name: "web", Port: &port}}}}}},
+	}}}
+
+	res, _ := NewRenderer(&newGatewayProvider(t).Provider).Render(snap, nil)
+	require.Len(t, res.Configuration.HTTP.Routers, 1, "the HTTP listener's router alone")
+	require.Contains(t, res.Configuration.HTTP.Routers, "httproute-infra-web-infra-gw-http-r0-m0")
+	if tls := res.Configuration.TLS; tls != nil {
+		require.Empty(t, tls.Certificates)
+	}
+	require.Len(t, res.gateway.gateways, 1)
+	https := res.gateway.gateways[0].Listeners[1]
+	require.False(t, https.Programmed)
+	cond := meta.FindStatusCondition(https.Conditions, string(gatewayv1.ListenerConditionResolvedRefs))
+	require.NotNil(t, cond)
+	require.Equal(t, metav1.ConditionFalse, cond.Status)
+	require.Equal(t, string(gatewayv1.ListenerReasonInvalidCertificateRef), cond.Reason)
+	require.Contains(t, cond.Message, "infra/bad-cert")
 }

@@ -146,7 +146,7 @@ func newGatewayStatus(p *Provider, client *Client, log zerolog.Logger) *gatewayS
 	d, _ := p.dialect.(*gatewayDialect)
 	return &gatewayStatus{
 		gw:         p.gatewayClient,
-		controller: d.opts.ControllerName,
+		controller: d.controller,
 		log:        log.With().Str("component", "status").Logger(),
 		objects: func() (GatewaySnapshot, bool) {
 			s, ok := client.Snapshot().(GatewaySnapshot)

@@ -1,5 +1,7 @@
 package translate
 
+import corev1 "k8s.io/api/core/v1"
+
 // Memos are what translation remembers across renders so as not to work
 // again: what sets of router and service annotations decoded into, and
 // the certificates checked. What they hold depends on the objects alone,
@@ -23,4 +25,16 @@ func (m *Memos) CertificatesParsed() int {
 	m.certs.mu.Lock()
 	defer m.certs.mu.Unlock()
 	return m.certs.parsed
+}
+
+// CheckCertificate says whether secret holds a certificate and key
+// Traefik takes (PEM, the key matching the certificate), as a render
+// checks the certificates it writes, through the same memo: a Gateway
+// listener whose Secret does not is refused (ResolvedRefs=False).
+func (m *Memos) CheckCertificate(secret *corev1.Secret) error {
+	if err := CheckSecretData(secret); err != nil {
+		return err
+	}
+	_, err := m.certs.check(Key{Namespace: secret.Namespace, Name: secret.Name}, secret)
+	return err
 }
