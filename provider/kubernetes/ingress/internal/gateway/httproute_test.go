@@ -223,3 +223,32 @@ func TestPrioritiesRankMatchesAcrossRoutes(t *testing.T) {
 	require.Equal(t, "shop-web-8080", route("/apix"), "a prefix matches whole path elements")
 	require.True(t, slices.ContainsFunc(routers, func(r *translate.Router) bool { return prios[r] == 1 }), "the lowest priority is 1")
 }
+
+// An HTTPRoute's backend whose Service port says appProtocol
+// kubernetes.io/h2c is reached with HTTP/2 without TLS, through a
+// service derived from its load balancer; the others over HTTP/1.1.
+func TestHTTPRouteBackendH2CByAppProtocol(t *testing.T) {
+	w := newWorld(t)
+	w.services["shop/api"] = attach.Service{Ports: []attach.ServicePort{{Port: 8080, AppProtocol: "kubernetes.io/h2c"}}}
+	route := shopRoute(
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/api"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("api", 1)}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}},
+	)
+	p, dropped := w.translate(t, route)
+	require.Empty(t, p.Errs)
+	require.Empty(t, dropped)
+	services := map[string]*dynamic.Service{}
+	for _, ns := range p.Services {
+		services[ns.Name] = ns.Service
+	}
+	for _, r := range p.Routers {
+		switch r.Config.Service {
+		case "shop-api-8080-h2c":
+			require.Equal(t, "h2c://10.1.0.1:8080", services[r.Config.Service].LoadBalancer.Servers[0].URL)
+		case "shop-web-8080":
+		default:
+			t.Fatalf("router %s sends to %s", r.Key, r.Config.Service)
+		}
+	}
+	require.Contains(t, services, "shop-api-8080-h2c")
+}

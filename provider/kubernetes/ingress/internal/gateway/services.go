@@ -31,7 +31,8 @@ type ruleService struct {
 // Service refused) counts as unusable, with a problem naming it.
 //
 // With h2c (a GRPCRoute's), each load balancer's servers are reached with
-// HTTP/2 without TLS (h2c), unless they are https: gRPC needs HTTP/2.
+// HTTP/2 without TLS (h2c), unless they are https: gRPC needs HTTP/2. So
+// are those of a Service port whose appProtocol says h2c (KEP-3726).
 func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) ruleService {
 	var members []dynamic.WRRService
 	var lbs []ruleService // the load balancers of members
@@ -54,7 +55,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) rul
 		}
 		w := int(b.Weight)
 		rs := ruleService{name: name, svc: lb.Service}
-		if h2c {
+		if h2c || speaksH2C(b.AppProtocol) {
 			rs = t.derived(rs, "h2c", toH2C)
 		}
 		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
@@ -166,4 +167,14 @@ func (t *routeTranslation) failing(ri int) ruleService {
 	}}
 	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: rs.middleware, Middleware: &mw})
 	return rs
+}
+
+// speaksH2C says whether a Service port's appProtocol asks for HTTP/2
+// without TLS: kubernetes.io/h2c, or plain h2c.
+func speaksH2C(appProtocol string) bool {
+	switch strings.ToLower(appProtocol) {
+	case "kubernetes.io/h2c", "h2c":
+		return true
+	}
+	return false
 }

@@ -18,6 +18,8 @@ type Backend struct {
 	Port      int32
 	// Weight is the reference's weight, 1 when unset.
 	Weight int32
+	// AppProtocol is the Service port's appProtocol, once it is found.
+	AppProtocol string
 	// Usable is true when traffic may be forwarded to it; otherwise Reason
 	// and Message say why.
 	Usable  bool
@@ -200,7 +202,7 @@ func CheckBackendRef(route Route, ref gatewayv1.BackendObjectReference, look Loo
 		return b.unusable(gatewayv1.RouteReasonUnsupportedProtocol,
 			fmt.Sprintf("Service %s/%s port %d: appProtocol %q cannot carry a %s", b.Namespace, b.Name, b.Port, port.AppProtocol, route.Kind))
 	}
-	b.Usable = true
+	b.Usable, b.AppProtocol = true, port.AppProtocol
 	return b
 }
 
