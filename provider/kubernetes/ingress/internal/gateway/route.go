@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,12 +94,14 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 					Message: res.Mirrors[0].Field + ": RequestMirror is not served yet"}
 			}
 			hostnames := hostnameStrings(la.Hostnames)
+			narrower := narrowerListeners(gw, l)
 			for mi := range rv.matches {
 				rules, err := rv.rules(hostnames, mi)
 				if err != nil {
 					return matchDropped(ri, mi, err)
 				}
 				for k, r := range rules {
+					r = match.Isolated(r, narrower)
 					routers = append(routers, pendingRouter{
 						key: router(prefix, mi, k), entryPoint: la.EntryPoint, tls: l.Protocol == gatewayv1.HTTPSProtocolType,
 						rule: r, middleware: res.Names(), matchIndex: mi,
@@ -160,6 +163,23 @@ func matchDropped(ri, mi int, err error) *attach.DroppedRule {
 		err = fe.Under(field.NewPath("spec", "rules").Index(ri).Child("matches").Index(mi).String())
 	}
 	return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: err.Error()}
+}
+
+// narrowerListeners are the hostnames of gw's accepted listeners on l's
+// entry point that are more specific than l's: the requests for them are
+// theirs alone (listener isolation), even where l's routes match too.
+func narrowerListeners(gw *attach.Gateway, l *attach.Listener) []string {
+	var out []string
+	for i := range gw.Listeners {
+		o := &gw.Listeners[i]
+		if o.Name == l.Name || !o.Accepted || o.EntryPoint != l.EntryPoint || o.Hostname == nil {
+			continue
+		}
+		if match.MoreSpecific((*string)(o.Hostname), (*string)(l.Hostname)) {
+			out = append(out, strings.ToLower(string(*o.Hostname)))
+		}
+	}
+	return out
 }
 
 // listenerOf is what a listener tells filters about its requests.

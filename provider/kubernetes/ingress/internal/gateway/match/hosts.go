@@ -115,3 +115,49 @@ func hostTerm(hostname string) term {
 	}
 	return call("Host", hostname)
 }
+
+// Isolated is r with the requests for hostnames of more specific
+// listeners taken out (listener isolation: a request is matched against
+// the routes of the most specific listener its host matches, and only
+// those). moreSpecific are those listeners' hostnames; the ones no host
+// of r can be are left out of the rule.
+func Isolated(r Rule, moreSpecific []string) Rule {
+	var negated []term
+	for _, h := range moreSpecific {
+		if r.Hostnames != nil && !slices.ContainsFunc(r.Hostnames, func(own string) bool { return hostsOverlap(own, h) }) {
+			continue
+		}
+		negated = append(negated, term{text: "!" + hostTerm(h).text})
+	}
+	if len(negated) == 0 {
+		return r
+	}
+	r.Rule = allOf(append([]term{{text: r.Rule, or: strings.Contains(r.Rule, "||")}}, negated...)...)
+	return r
+}
+
+// hostsOverlap says whether some host matches both hostnames, each
+// exact or a wildcard of one or more labels.
+func hostsOverlap(a, b string) bool {
+	return a == b || wildcardCovers(a, b) || wildcardCovers(b, a)
+}
+
+// wildcardCovers says whether wildcard w ("*.example.com") matches every
+// host hostname h matches: an exact host or a narrower wildcard under it.
+func wildcardCovers(w, h string) bool {
+	suffix, ok := strings.CutPrefix(w, "*.")
+	return ok && h != w && strings.HasSuffix(h, "."+suffix)
+}
+
+// MoreSpecific says whether a listener of hostname narrower (nil: any)
+// takes requests that a listener of hostname wider would take too: wider
+// matches any host, or is a wildcard covering narrower.
+func MoreSpecific(narrower, wider *string) bool {
+	switch {
+	case narrower == nil:
+		return false
+	case wider == nil:
+		return true
+	}
+	return wildcardCovers(*wider, *narrower)
+}

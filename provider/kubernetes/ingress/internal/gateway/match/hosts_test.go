@@ -10,6 +10,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/match"
+	"github.com/sliceway/sliceway/rule"
 )
 
 func TestHostnames(t *testing.T) {
@@ -74,4 +75,34 @@ func TestHostnameErrors(t *testing.T) {
 	_, err = match.HTTP([]string{"b" + longest}, gatewayv1.HTTPRouteMatch{})
 	var he *match.HostnameError
 	require.ErrorAs(t, err, &he)
+}
+
+// Listener isolation: a rule of a wider listener leaves the hosts of
+// narrower ones to them, and says so only where its own hosts could be
+// theirs; the rule reads back as Traefik reads it.
+func TestIsolated(t *testing.T) {
+	narrower := []string{"*.foo.example.com", "bar.example.com"}
+	open := match.Isolated(match.Rule{Rule: `PathPrefix("/")`}, narrower)
+	e := parse(t, open.Rule)
+	for host, want := range map[string]bool{"a.example.com": true, "abc.foo.example.com": false, "bar.example.com": false, "example.org": true} {
+		assert.Equal(t, want, e.MatchRequest(rule.NewRequest(get("http://"+host+"/"))), host)
+	}
+
+	rules, err := match.HTTP([]string{"*.example.com"}, gatewayv1.HTTPRouteMatch{})
+	require.NoError(t, err)
+	wild := match.Isolated(rules[0], narrower)
+	e = parse(t, wild.Rule)
+	assert.True(t, e.MatchRequest(rule.NewRequest(get("http://a.example.com/"))))
+	assert.False(t, e.MatchRequest(rule.NewRequest(get("http://x.foo.example.com/"))))
+	assert.Equal(t, rules[0].Precedence, wild.Precedence)
+
+	rules, err = match.HTTP([]string{"baz.example.com"}, gatewayv1.HTTPRouteMatch{})
+	require.NoError(t, err)
+	assert.Equal(t, rules[0], match.Isolated(rules[0], narrower), "no host of the rule is a narrower listener's")
+
+	assert.True(t, match.MoreSpecific(new("a.example.com"), nil))
+	assert.True(t, match.MoreSpecific(new("*.a.example.com"), new("*.example.com")))
+	assert.False(t, match.MoreSpecific(new("*.example.com"), new("*.example.com")))
+	assert.False(t, match.MoreSpecific(new("a.example.org"), new("*.example.com")))
+	assert.False(t, match.MoreSpecific(nil, new("*.example.com")))
 }
