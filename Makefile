@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: run test test-unit check-traefik test-integration controlplane demo build image fixtures-update bench bench-traefik lint fuzz
+.PHONY: run test test-unit check-traefik test-integration conformance controlplane demo build image fixtures-update bench bench-traefik lint fuzz
 
 # Render the configuration of the bundled demo cluster (no cluster needed).
 # Its stdout is the JSON alone (`make run | jq .`): the recipe is not echoed,
@@ -24,7 +24,9 @@ run:
 # the integration suite.
 test: test-unit check-traefik test-integration
 
-# The unit tests, with the race detector, after the static checks; then
+# The unit tests, with the race detector, after the static checks (the
+# provider's package takes minutes under the race detector, more on a
+# busy machine: hence a timeout above go test's 10 minutes); then
 # those of the Traefik plugin, a module of its own (standard library only),
 # and of the image builder, another (it builds the image and runs the
 # binary inside: about a minute once the build cache has the binary).
@@ -32,7 +34,7 @@ test-unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 	cd traefik-plugin && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd tools/image && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
@@ -152,6 +154,15 @@ test-integration: controlplane
 	cd integration && $(GO) vet ./...
 	traefik=$$(bash tools/traefik/binary) && cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) SLICEWAY_TRAEFIK=$$traefik \
 	  $(GO) test -race -count=1 -timeout 40m -v . ./controlplane ./cmd/devcluster
+
+# The Gateway API conformance suite alone (TestGatewayAPIConformance: it
+# runs as root, in a network namespace of its own, against real Traefik),
+# its report written to docs/conformance/, which holds the committed one.
+# make test-integration runs it too, and logs the report.
+CONFORMANCE_REPORT ?= $(CURDIR)/docs/conformance/gateway-api-v1.6.3-report.yaml
+conformance: controlplane
+	traefik=$$(bash tools/traefik/binary) && cd integration && SLICEWAY_CONTROLPLANE=$(CONTROLPLANE) SLICEWAY_TRAEFIK=$$traefik \
+	  SLICEWAY_CONFORMANCE_REPORT=$(CONFORMANCE_REPORT) $(GO) test -count=1 -timeout 40m -v -run '^TestGatewayAPIConformance$$' .
 
 # A local control plane with the bundled demo cluster applied (or
 # DEMO_MANIFESTS: comma-separated absolute paths of YAML files or

@@ -106,8 +106,16 @@ func podThroughTraefik(web, host string) string {
 // after 10s), and writes the end of its output to t's log when t fails.
 func startProcess(t *testing.T, name, bin string, args ...string) {
 	t.Helper()
+	startProcessIn(t, "", name, bin, args...)
+}
+
+// startProcessIn is startProcess in working directory dir ("" for the
+// test's).
+func startProcessIn(t *testing.T, dir, name, bin string, args ...string) {
+	t.Helper()
 	logs := &syncBuffer{}
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, cmd.Start(), "starting %s", name)
