@@ -64,6 +64,7 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportGatewayPort8080,
 	features.SupportHTTPRouteCORS,
 	features.SupportHTTPRouteBackendProtocolH2C,
+	features.SupportHTTPRouteBackendProtocolWebSocket,
 	features.SupportHTTPRouteParentRefPort,
 	features.SupportHTTPRouteDestinationPortMatching,
 	features.SupportGatewayHTTPListenerIsolation,

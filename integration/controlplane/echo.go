@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/websocket"
 )
 
 // The echo servers a PodRunner starts answer as the Gateway API
@@ -18,7 +21,8 @@ import (
 // reads: each request is answered with an EchoReply in JSON; ?delay=<Go
 // duration> waits that long first; each X-Echo-Set-Header request header
 // ("Name: value, Other: value") sets those response headers; /status/<code>
-// answers that status; /health answers 200. The h2c port answers HTTP/2
+// answers that status; /health answers 200; a WebSocket handshake on /ws
+// opens a WebSocket that sends each frame back. The h2c port answers HTTP/2
 // without TLS only (400 to anything else), the TLS port TLS with the pod's
 // certificate, and the gRPC echo its own service (grpcecho.go).
 
@@ -98,6 +102,8 @@ func echoHandler(pod echoPod, port string) http.Handler {
 		switch p := req.URL.Path; {
 		case p == "/health":
 			w.WriteHeader(http.StatusOK)
+		case p == "/ws" && strings.EqualFold(req.Header.Get("Upgrade"), "websocket"):
+			websocket.Handler(func(ws *websocket.Conn) { _, _ = io.Copy(ws, ws) }).ServeHTTP(w, req)
 		case strings.HasPrefix(p, "/status/"):
 			code, err := strconv.Atoi(strings.TrimPrefix(p, "/status/"))
 			if err != nil || code < 100 || code > 599 {

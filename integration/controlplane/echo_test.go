@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/websocket"
 )
 
 // TestEchoHandler checks what the conformance suite reads of an echo
@@ -64,4 +66,22 @@ func TestIsEchoBasic(t *testing.T) {
 	} {
 		assert.Equal(t, want, isEchoBasic(image), image)
 	}
+}
+
+// A WebSocket on /ws sends back each frame, text or binary, as the
+// suite's echo does (HTTPRouteBackendProtocolWebSocket).
+func TestEchoWebSocket(t *testing.T) {
+	srv := httptest.NewServer(echoHandler(echoPod{namespace: "ns", name: "pod-1"}, "3000"))
+	defer srv.Close()
+	ws, err := websocket.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", "", "http://gateway/")
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	var text string
+	require.NoError(t, websocket.Message.Send(ws, "hello"))
+	require.NoError(t, websocket.Message.Receive(ws, &text))
+	assert.Equal(t, "hello", text)
+	var binary []byte
+	require.NoError(t, websocket.Message.Send(ws, []byte{1, 2, 3}))
+	require.NoError(t, websocket.Message.Receive(ws, &binary))
+	assert.Equal(t, []byte{1, 2, 3}, binary)
 }
