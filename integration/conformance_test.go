@@ -86,10 +86,7 @@ var conformanceExtended = []features.FeatureName{
 // suite's report is logged, and written where SLICEWAY_CONFORMANCE_REPORT
 // says.
 func TestGatewayAPIConformance(t *testing.T) {
-	traefik := os.Getenv(traefikVariable)
-	if traefik == "" {
-		t.Skip(traefikVariable + " names no Traefik binary: make test-integration builds one (tools/traefik/binary)")
-	}
+	traefik := traefikBinary(t)
 	if !inNetworkNamespace(t) {
 		return
 	}

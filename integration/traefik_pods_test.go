@@ -30,10 +30,7 @@ const traefikVariable = "SLICEWAY_TRAEFIK"
 // Ingress's host reach both pods, as themselves. Scaled to one replica,
 // every request reaches the pod left.
 func TestTraefikReachesPods(t *testing.T) {
-	traefik := os.Getenv(traefikVariable)
-	if traefik == "" {
-		t.Skip(traefikVariable + " names no Traefik binary: make test-integration builds one (tools/traefik/binary)")
-	}
+	traefik := traefikBinary(t)
 	if !inNetworkNamespace(t) {
 		return
 	}
@@ -80,6 +77,17 @@ log: {level: INFO, noColor: true}
 		}
 		return true
 	})
+}
+
+// traefikBinary is the Traefik binary SLICEWAY_TRAEFIK names; t is
+// skipped without one, as under a bare go test.
+func traefikBinary(t *testing.T) string {
+	t.Helper()
+	traefik := os.Getenv(traefikVariable)
+	if traefik == "" {
+		t.Skip(traefikVariable + " names no Traefik binary: make test-integration builds one (tools/traefik/binary)")
+	}
+	return traefik
 }
 
 // podThroughTraefik is the pod that answers a request for host at
