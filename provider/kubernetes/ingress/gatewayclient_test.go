@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"reflect"
 	"sort"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,6 +70,7 @@ func gatewayTestObjects() []k8sruntime.Object {
 func newGatewayFake(t *testing.T, objs ...k8sruntime.Object) *gatewayfake.Clientset {
 	t.Helper()
 	gw := gatewayfake.NewSimpleClientset()
+	gw.PrependReactor("update", "*", statusSubresource(gw.Tracker()))
 	resources := map[string]string{"GatewayClass": "gatewayclasses", "Gateway": "gateways", "HTTPRoute": "httproutes",
 		"GRPCRoute": "grpcroutes", "ReferenceGrant": "referencegrants"}
 	for _, o := range objs {
@@ -77,6 +80,37 @@ func newGatewayFake(t *testing.T, objs ...k8sruntime.Object) *gatewayfake.Client
 		require.NoError(t, gw.Tracker().Create(gvr, o, o.(metav1.Object).GetNamespace()))
 	}
 	return gw
+}
+
+// statusSubresource makes an update of the status subresource write the
+// status alone, as the API server does: the fake's own tracker would
+// store the whole object sent, so a status written from a cache older
+// than a spec edit would undo that edit, which no cluster does.
+func statusSubresource(tracker k8stesting.ObjectTracker) k8stesting.ReactionFunc {
+	return func(action k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if action.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		sent := action.(k8stesting.UpdateAction).GetObject()
+		m, err := meta.Accessor(sent)
+		if err != nil {
+			return true, nil, err
+		}
+		cur, err := tracker.Get(action.GetResource(), action.GetNamespace(), m.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		reflect.ValueOf(cur).Elem().FieldByName("Status").Set(reflect.ValueOf(sent).Elem().FieldByName("Status"))
+		cm, err := meta.Accessor(cur)
+		if err != nil {
+			return true, nil, err
+		}
+		cm.SetResourceVersion(m.GetResourceVersion())
+		if err := tracker.Update(action.GetResource(), cur, action.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, cur, nil
+	}
 }
 
 func gatewayTestNamespaces() []k8sruntime.Object {
