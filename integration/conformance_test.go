@@ -70,6 +70,8 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportGatewayHTTPListenerIsolation,
 	features.SupportHTTPRouteNamedRouteRule,
 	features.SupportGRPCRouteNamedRouteRule,
+	features.SupportHTTPRouteRequestTimeout,
+	features.SupportHTTPRouteBackendTimeout,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite

@@ -23,8 +23,13 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 		if len(matches) == 0 {
 			matches = []gatewayv1.HTTPRouteMatch{{}} // the API's one match of everything
 		}
+		timeouts, err := filter.HTTPRuleTimeouts(field.NewPath("spec", "rules").Index(ri), rule.Timeouts)
+		if err != nil {
+			dropped = append(dropped, *filterDropped(ri, err))
+			continue
+		}
 		rv := ruleView{
-			index: ri, matches: len(matches), unsupported: notServedYet(rule),
+			index: ri, matches: len(matches), unsupported: notServedYet(rule), timeouts: timeouts,
 			rules: func(hostnames []string, mi int) ([]match.Rule, error) { return match.HTTP(hostnames, matches[mi]) },
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.HTTPRuleFilters(fe, path, prefix, rule)
@@ -42,8 +47,6 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 // it.
 func notServedYet(rule *gatewayv1.HTTPRouteRule) string {
 	switch {
-	case rule.Timeouts != nil:
-		return "timeouts are not served yet"
 	case rule.Retry != nil:
 		return "retry is not served yet"
 	case rule.SessionPersistence != nil:

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,18 +129,17 @@ func TestHTTPRouteParts(t *testing.T) {
 	w := newWorld(t)
 	header := gatewayv1.HTTPRouteFilter{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
 		RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Shop", Value: "cart"}}}}
-	timeout := gatewayv1.Duration("5s")
 	route := shopRoute(
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchExact, "/api"), Filters: []gatewayv1.HTTPRouteFilter{header},
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 3), backend("api", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/gone"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("gone", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/slow"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
-			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: &timeout}},
+			Retry: &gatewayv1.HTTPRouteRetry{}},
 	)
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
-	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "timeouts are not served yet"}}, dropped)
+	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "retry is not served yet"}}, dropped)
 	require.Equal(t, "HTTPRoute", p.Kind)
 
 	type routerView struct {
@@ -178,6 +178,54 @@ func TestHTTPRouteParts(t *testing.T) {
 	require.Contains(t, services, "shop-api-8080", "a weighted service's load balancers are the part's, swapped when rebuilt")
 	require.Len(t, p.Middlewares, 3, "the header filter, once per listener, and the 500")
 	require.NotContains(t, w.asked, translate.PortKey{Service: translate.Key{Namespace: "shop", Name: "gone"}}, "an unusable backend has no load balancer")
+}
+
+// A rule's timeouts bound the wait for its backends' response headers:
+// each load balancer is reached through a derived service naming the
+// servers transport of the shorter timeout, shared by the rules that ask
+// for the same; "0s" bounds nothing; a timeout that is no duration
+// leaves the rule out.
+func TestHTTPRouteTimeouts(t *testing.T) {
+	w := newWorld(t)
+	d := func(s string) *gatewayv1.Duration { v := gatewayv1.Duration(s); return &v }
+	route := shopRoute(
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/a"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: d("500ms")}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/b"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 3), backend("api", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: d("5s"), BackendRequest: d("2s")}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/c"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: d("0s")}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/d"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{BackendRequest: d("500ms")}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/e"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: d("soon")}},
+	)
+	p, dropped := w.translate(t, route)
+	require.Empty(t, p.Errs)
+	require.Equal(t, []attach.DroppedRule{{Index: 4, Reason: gatewayv1.RouteReasonUnsupportedValue,
+		Message: `spec.rules[4].timeouts.request: "soon" is not a Gateway API duration (such as 1h30m, 500ms)`}}, dropped)
+	services := map[string]*dynamic.Service{}
+	for _, ns := range p.Services {
+		services[ns.Name] = ns.Service
+	}
+	serviceOf := map[string]string{}
+	for _, r := range p.Routers {
+		if r.Config.EntryPoints[0] == "web" {
+			serviceOf[strings.TrimPrefix(r.Key, "httproute-shop-cart-infra-gw-http-")] = r.Config.Service
+		}
+	}
+	require.Equal(t, map[string]string{"r0-m0": "shop-web-8080-t500ms", "r1-m0": "httproute-shop-cart-r1",
+		"r2-m0": "shop-web-8080", "r3-m0": "shop-web-8080-t500ms"}, serviceOf)
+	require.Equal(t, "gateway-timeout-500ms", services["shop-web-8080-t500ms"].LoadBalancer.ServersTransport)
+	require.Equal(t, []dynamic.Server{{URL: "http://10.1.0.1:8080"}}, services["shop-web-8080-t500ms"].LoadBalancer.Servers, "the load balancer's servers")
+	two := 3
+	require.Equal(t, dynamic.WRRService{Name: "shop-web-8080-t2000ms", Weight: &two}, services["httproute-shop-cart-r1"].Weighted.Services[0])
+	require.Equal(t, "gateway-timeout-2000ms", services["shop-api-8080-t2000ms"].LoadBalancer.ServersTransport)
+	transports := map[string]time.Duration{}
+	for _, tr := range p.Transports {
+		transports[tr.Name] = time.Duration(tr.Transport.ForwardingTimeouts.ResponseHeaderTimeout)
+	}
+	require.Equal(t, map[string]time.Duration{"gateway-timeout-500ms": 500 * time.Millisecond, "gateway-timeout-2000ms": 2 * time.Second}, transports)
 }
 
 // Priorities make Traefik try the routers of an entry point in the order

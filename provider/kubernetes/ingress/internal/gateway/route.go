@@ -47,6 +47,9 @@ type ruleView struct {
 	// h2c: the backends speak HTTP/2 without TLS (gRPC), unless their
 	// load balancers say https.
 	h2c bool
+	// timeouts are the forwarding timeouts of the rule's backends; nil
+	// when it sets none.
+	timeouts *dynamic.ForwardingTimeouts
 }
 
 // pendingRouter is a router of a rule, kept aside until the whole rule
@@ -116,7 +119,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	if len(routers) == 0 {
 		return nil // attached to no programmed listener: nothing to serve
 	}
-	svc := t.service(ri, rb, rv.h2c)
+	svc := t.service(ri, rb, rv.h2c, rv.timeouts)
 	for _, m := range mws {
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})

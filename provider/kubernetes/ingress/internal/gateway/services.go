@@ -7,6 +7,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
@@ -32,8 +33,11 @@ type ruleService struct {
 //
 // With h2c (a GRPCRoute's), each load balancer's servers are reached with
 // HTTP/2 without TLS (h2c), unless they are https: gRPC needs HTTP/2. So
-// are those of a Service port whose appProtocol says h2c (KEP-3726).
-func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) ruleService {
+// are those of a Service port whose appProtocol says h2c (KEP-3726). With
+// a timeout, through the servers transport that bounds it (timeouts.go);
+// a load balancer that names a transport of its own (a Service
+// annotation) cannot take it, and counts as unusable.
+func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool, timeouts *dynamic.ForwardingTimeouts) ruleService {
 	var members []dynamic.WRRService
 	var lbs []ruleService // the load balancers of members
 	unusable := rb.UnusableWeight
@@ -53,11 +57,15 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool) rul
 		if b.Weight == 0 {
 			continue // takes no request
 		}
-		w := int(b.Weight)
-		rs := ruleService{name: name, svc: lb.Service}
-		if h2c || speaksH2C(b.AppProtocol) {
-			rs = t.derived(rs, "h2c", toH2C)
+		if timeoutLimit(timeouts) > 0 && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
+			t.p.Problem(fmt.Sprintf("spec.rules[%d].timeouts", ri), translate.SeverityError,
+				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout would replace (its share of the requests answers 503)",
+					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport)))
+			unusable += int64(b.Weight)
+			continue
 		}
+		w := int(b.Weight)
+		rs := t.tweaked(ruleService{name: name, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), timeouts)
 		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
 		lbs = append(lbs, rs)
 	}
@@ -113,6 +121,28 @@ func (t *routeTranslation) derived(lb ruleService, suffix string, derive func(*d
 	svc := derive(lb.svc)
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: svc, Base: lb.svc, Derive: derive})
 	return ruleService{name: name, svc: svc}
+}
+
+// tweaked is lb as a rule reaches it: with h2c, through the transport of
+// timeouts (when they bound anything), or as it is.
+func (t *routeTranslation) tweaked(lb ruleService, h2c bool, timeouts *dynamic.ForwardingTimeouts) ruleService {
+	var suffix string
+	derive := sameService
+	if h2c {
+		suffix, derive = "h2c", toH2C
+	}
+	if limit := timeoutLimit(timeouts); limit > 0 {
+		transport := withTransport(t.timeoutTransport(timeouts))
+		if h2c {
+			suffix, derive = suffix+"-"+timeoutSuffix(limit), func(s *dynamic.Service) *dynamic.Service { return transport(toH2C(s)) }
+		} else {
+			suffix, derive = timeoutSuffix(limit), transport
+		}
+	}
+	if suffix == "" {
+		return lb
+	}
+	return t.derived(lb, suffix, derive)
 }
 
 // toH2C is base with its http servers reached by h2c; base is left as
