@@ -72,6 +72,7 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportGRPCRouteNamedRouteRule,
 	features.SupportHTTPRouteRequestTimeout,
 	features.SupportHTTPRouteBackendTimeout,
+	features.SupportHTTPRouteBackendRequestHeaderModification,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite

@@ -28,6 +28,9 @@ func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *att
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.GRPCRuleFilters(fe, path, prefix, rule)
 			},
+			backendFilters: func(fe filter.Env, path *field.Path, prefix string, bi int) (filter.Result, error) {
+				return filter.GRPCBackendFilters(fe, path, prefix, rule, bi)
+			},
 		}
 		if d := t.rule(rv, att, backendsOf(bc, ri)); d != nil {
 			dropped = append(dropped, *d)
@@ -40,11 +43,6 @@ func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *att
 func grpcNotServedYet(rule *gatewayv1.GRPCRouteRule) string {
 	if rule.SessionPersistence != nil {
 		return "sessionPersistence is not served yet"
-	}
-	for _, b := range rule.BackendRefs {
-		if len(b.Filters) > 0 {
-			return "filters of backendRefs are not served yet"
-		}
 	}
 	return ""
 }

@@ -34,6 +34,9 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.HTTPRuleFilters(fe, path, prefix, rule)
 			},
+			backendFilters: func(fe filter.Env, path *field.Path, prefix string, bi int) (filter.Result, error) {
+				return filter.HTTPBackendFilters(fe, path, prefix, rule, bi)
+			},
 		}
 		if d := t.rule(rv, att, backendsOf(bc, ri)); d != nil {
 			dropped = append(dropped, *d)
@@ -51,11 +54,6 @@ func notServedYet(rule *gatewayv1.HTTPRouteRule) string {
 		return "retry is not served yet"
 	case rule.SessionPersistence != nil:
 		return "sessionPersistence is not served yet"
-	}
-	for _, b := range rule.BackendRefs {
-		if len(b.Filters) > 0 {
-			return "filters of backendRefs are not served yet"
-		}
 	}
 	return ""
 }

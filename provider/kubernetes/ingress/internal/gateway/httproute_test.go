@@ -228,6 +228,63 @@ func TestHTTPRouteTimeouts(t *testing.T) {
 	require.Equal(t, map[string]time.Duration{"gateway-timeout-500ms": 500 * time.Millisecond, "gateway-timeout-2000ms": 2 * time.Second}, transports)
 }
 
+// A backendRef's filters run in a service of the rule's own, after the
+// router's middlewares: the weighted service names it in place of the
+// load balancer, whose servers (and the rule's timeout) it keeps. Their
+// middlewares are defined once whatever the listeners; a backendRef
+// filter Traefik cannot serve there leaves the rule out.
+func TestHTTPRouteBackendFilters(t *testing.T) {
+	w := newWorld(t)
+	set := func(v string) []gatewayv1.HTTPRouteFilter {
+		return []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
+			RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "Backend", Value: v}}}}}
+	}
+	web, api := backend("web", 1), backend("api", 1)
+	web.Filters, api.Filters = set("web"), set("api")
+	slow := backend("web", 1)
+	slow.Filters = set("slow")
+	limit := gatewayv1.Duration("2s")
+	mirrored := backend("api", 1)
+	mirrored.Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestMirror,
+		RequestMirror: &gatewayv1.HTTPRequestMirrorFilter{BackendRef: gatewayv1.BackendObjectReference{Name: "web"}}}}
+	route := shopRoute(
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/a"), BackendRefs: []gatewayv1.HTTPBackendRef{web, api}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/b"), BackendRefs: []gatewayv1.HTTPBackendRef{slow},
+			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: &limit}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/c"), BackendRefs: []gatewayv1.HTTPBackendRef{mirrored}},
+	)
+	p, dropped := w.translate(t, route)
+	require.Empty(t, p.Errs)
+	require.Equal(t, []attach.DroppedRule{{Index: 2, Reason: gatewayv1.RouteReasonUnsupportedValue,
+		Message: "spec.rules[2].backendRefs[0].filters[0].requestMirror: RequestMirror is not served yet"}}, dropped)
+	services := map[string]*dynamic.Service{}
+	for _, ns := range p.Services {
+		services[ns.Name] = ns.Service
+	}
+	one := 1
+	require.Equal(t, []dynamic.WRRService{{Name: "httproute-shop-cart-r0-b0", Weight: &one}, {Name: "httproute-shop-cart-r0-b1", Weight: &one}},
+		services["httproute-shop-cart-r0"].Weighted.Services)
+	b0 := services["httproute-shop-cart-r0-b0"]
+	require.Equal(t, []string{"httproute-shop-cart-r0-b0-requestheadermodifier-0"}, b0.Middlewares)
+	require.Equal(t, []dynamic.Server{{URL: "http://10.1.0.1:8080"}}, b0.LoadBalancer.Servers)
+	require.Equal(t, []string{"httproute-shop-cart-r0-b1-requestheadermodifier-0"}, services["httproute-shop-cart-r0-b1"].Middlewares)
+	b := services["httproute-shop-cart-r1-b0"]
+	require.Equal(t, []string{"httproute-shop-cart-r1-b0-requestheadermodifier-0"}, b.Middlewares)
+	require.Equal(t, "gateway-timeout-2000ms", b.LoadBalancer.ServersTransport)
+	for _, r := range p.Routers {
+		if strings.Contains(r.Key, "-r1-") {
+			require.Equal(t, "httproute-shop-cart-r1-b0", r.Config.Service, "one backendRef: the rule's service is its own")
+		}
+	}
+	middlewares := map[string]*dynamic.Middleware{}
+	for _, m := range p.Middlewares {
+		require.NotContains(t, middlewares, m.Name, "defined once")
+		middlewares[m.Name] = m.Middleware
+	}
+	require.Equal(t, &dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]string{"Backend": "web"}}},
+		middlewares["httproute-shop-cart-r0-b0-requestheadermodifier-0"])
+}
+
 // Priorities make Traefik try the routers of an entry point in the order
 // the Gateway API ranks their matches: an exact path before a prefix, a
 // longer prefix before a shorter one, the older route first on equal

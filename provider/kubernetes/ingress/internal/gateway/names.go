@@ -41,3 +41,10 @@ func router(prefix string, m, k int) string {
 // rule is the prefix of the services a rule defines whatever the
 // listener: its weighted service and its error share.
 func (n names) rule(rule int) string { return n.route + "-r" + strconv.Itoa(rule) }
+
+// backend is the name of the service through which rule ri reaches its
+// backendRef bi when that has filters of its own; it prefixes their
+// middlewares too.
+func (n names) backend(rule, backend int) string {
+	return n.rule(rule) + "-b" + strconv.Itoa(backend)
+}

@@ -42,6 +42,8 @@ type ruleView struct {
 	rules func(hostnames []string, mi int) ([]match.Rule, error)
 	// filters are the rule's filters on one listener.
 	filters func(env filter.Env, path *field.Path, prefix string) (filter.Result, error)
+	// backendFilters are the filters of the rule's backendRef backend.
+	backendFilters func(env filter.Env, path *field.Path, prefix string, backend int) (filter.Result, error)
 	// unsupported says what of the rule is not served yet; "" when nothing.
 	unsupported string
 	// h2c: the backends speak HTTP/2 without TLS (gRPC), unless their
@@ -119,7 +121,16 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	if len(routers) == 0 {
 		return nil // attached to no programmed listener: nothing to serve
 	}
-	svc := t.service(ri, rb, rv.h2c, rv.timeouts)
+	tw := backendTweaks{h2c: rv.h2c, timeouts: rv.timeouts}
+	for bi := range rb.Backends {
+		res, d := t.backendFilters(rv, path, bi)
+		if d != nil {
+			return d
+		}
+		tw.filters = append(tw.filters, res.Middlewares)
+		mws = append(mws, res.Middlewares...)
+	}
+	svc := t.service(ri, rb, tw)
 	for _, m := range mws {
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
@@ -138,6 +149,24 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		t.p.Routers[len(t.p.Routers)-1].Order = &order
 	}
 	return nil
+}
+
+// backendFilters translates the filters of rule rv's backendRef bi, or
+// says why the rule is left out. They run after the router's middlewares
+// whatever the listener, so they are translated once, without it.
+func (t *routeTranslation) backendFilters(rv ruleView, path *field.Path, bi int) (filter.Result, *attach.DroppedRule) {
+	if rv.backendFilters == nil {
+		return filter.Result{}, nil
+	}
+	res, err := rv.backendFilters(filter.Env{Target: t.env.Target}, path, t.names.backend(rv.index, bi), bi)
+	if err != nil {
+		return filter.Result{}, filterDropped(rv.index, err)
+	}
+	if len(res.Mirrors) > 0 {
+		return filter.Result{}, &attach.DroppedRule{Index: rv.index, Reason: gatewayv1.RouteReasonUnsupportedValue,
+			Message: res.Mirrors[0].Field + ": RequestMirror is not served yet"}
+	}
+	return res, nil
 }
 
 // backendsOf is rule ri's backends in bc; none when bc has no such rule.

@@ -9,6 +9,7 @@ import (
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/internal/excerpt"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
@@ -37,7 +38,11 @@ type ruleService struct {
 // a timeout, through the servers transport that bounds it (timeouts.go);
 // a load balancer that names a transport of its own (a Service
 // annotation) cannot take it, and counts as unusable.
-func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool, timeouts *dynamic.ForwardingTimeouts) ruleService {
+//
+// A backendRef with filters is reached through a service of the rule's
+// own that runs their middlewares (Traefik's service middlewares), after
+// the router's, as the Gateway API orders them.
+func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTweaks) ruleService {
 	var members []dynamic.WRRService
 	var lbs []ruleService // the load balancers of members
 	unusable := rb.UnusableWeight
@@ -57,7 +62,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool, tim
 		if b.Weight == 0 {
 			continue // takes no request
 		}
-		if timeoutLimit(timeouts) > 0 && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
+		if timeoutLimit(tw.timeouts) > 0 && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
 			t.p.Problem(fmt.Sprintf("spec.rules[%d].timeouts", ri), translate.SeverityError,
 				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout would replace (its share of the requests answers 503)",
 					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport)))
@@ -65,7 +70,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, h2c bool, tim
 			continue
 		}
 		w := int(b.Weight)
-		rs := t.tweaked(ruleService{name: name, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), timeouts)
+		rs := t.tweaked(ri, bi, ruleService{name: name, svc: lb.Service}, tw.h2c || speaksH2C(b.AppProtocol), tw)
 		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
 		lbs = append(lbs, rs)
 	}
@@ -108,11 +113,10 @@ func (t *routeTranslation) place(lb ruleService) {
 func sameService(s *dynamic.Service) *dynamic.Service { return s }
 
 // derived is the service derive makes of the load balancer lb, named
-// after it with suffix, which every route that derives it alike shares
-// (the same name, the same definition); it follows the load balancer
-// when that is rebuilt in place.
-func (t *routeTranslation) derived(lb ruleService, suffix string, derive func(*dynamic.Service) *dynamic.Service) ruleService {
-	name := lb.name + "-" + suffix
+// name, which every route that derives it alike shares (the same name,
+// the same definition); it follows the load balancer when that is
+// rebuilt in place.
+func (t *routeTranslation) derived(lb ruleService, name string, derive func(*dynamic.Service) *dynamic.Service) ruleService {
 	for _, ns := range t.p.Services {
 		if ns.Name == name {
 			return ruleService{name: name, svc: ns.Service}
@@ -123,26 +127,63 @@ func (t *routeTranslation) derived(lb ruleService, suffix string, derive func(*d
 	return ruleService{name: name, svc: svc}
 }
 
-// tweaked is lb as a rule reaches it: with h2c, through the transport of
-// timeouts (when they bound anything), or as it is.
-func (t *routeTranslation) tweaked(lb ruleService, h2c bool, timeouts *dynamic.ForwardingTimeouts) ruleService {
-	var suffix string
-	derive := sameService
+// backendTweaks is what a rule changes of its backends' load balancers.
+type backendTweaks struct {
+	// h2c: the backends speak HTTP/2 without TLS (gRPC).
+	h2c bool
+	// timeouts are the forwarding timeouts of the rule; nil when none.
+	timeouts *dynamic.ForwardingTimeouts
+	// filters are the middlewares of each backendRef's filters, by
+	// index; nil or empty for a backendRef without.
+	filters [][]filter.NamedMiddleware
+}
+
+// tweaked is lb as rule ri reaches its backendRef bi: with h2c, through
+// the transport of the rule's timeouts (when they bound anything), with
+// the backendRef's filters, or as it is. A derived service without
+// filters is shared by every rule that derives it alike; one with
+// filters is the rule's alone.
+func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw backendTweaks) ruleService {
+	var suffixes []string
+	var steps []func(*dynamic.Service) *dynamic.Service
 	if h2c {
-		suffix, derive = "h2c", toH2C
+		suffixes, steps = append(suffixes, "h2c"), append(steps, toH2C)
 	}
-	if limit := timeoutLimit(timeouts); limit > 0 {
-		transport := withTransport(t.timeoutTransport(timeouts))
-		if h2c {
-			suffix, derive = suffix+"-"+timeoutSuffix(limit), func(s *dynamic.Service) *dynamic.Service { return transport(toH2C(s)) }
-		} else {
-			suffix, derive = timeoutSuffix(limit), transport
+	if limit := timeoutLimit(tw.timeouts); limit > 0 {
+		suffixes = append(suffixes, timeoutSuffix(limit))
+		steps = append(steps, withTransport(t.timeoutTransport(tw.timeouts)))
+	}
+	name := lb.name + "-" + strings.Join(suffixes, "-")
+	if bi < len(tw.filters) && len(tw.filters[bi]) > 0 {
+		names := make([]string, len(tw.filters[bi]))
+		for i, m := range tw.filters[bi] {
+			names[i] = m.Name
 		}
+		name = t.names.backend(ri, bi)
+		steps = append(steps, withMiddlewares(names))
 	}
-	if suffix == "" {
+	if len(steps) == 0 {
 		return lb
 	}
-	return t.derived(lb, suffix, derive)
+	return t.derived(lb, name, func(s *dynamic.Service) *dynamic.Service {
+		for _, step := range steps {
+			s = step(s)
+		}
+		return s
+	})
+}
+
+// withMiddlewares is base with middlewares run for every request it
+// gets; base is left as it is.
+func withMiddlewares(names []string) func(*dynamic.Service) *dynamic.Service {
+	return func(base *dynamic.Service) *dynamic.Service {
+		if base == nil {
+			return base
+		}
+		out := *base
+		out.Middlewares = names
+		return &out
+	}
 }
 
 // toH2C is base with its http servers reached by h2c; base is left as

@@ -41,8 +41,11 @@ func HTTPRuleFilters(env Env, rule *field.Path, prefix string, r *gwapiv1.HTTPRo
 
 // HTTPBackendFilters translates the filters of the rule's backendRef
 // number backend: the middlewares of the service its weighted entry
-// names, and its mirrors. prefix must be unique to the rule, listener
-// and backendRef.
+// names, and its mirrors. prefix must be unique to the rule and
+// backendRef: they run after the router's middlewares whatever the
+// listener, so a RequestRedirect, whose defaults are the listener's and
+// which answers rather than forwards, is taken among the rule's filters
+// only.
 func HTTPBackendFilters(env Env, rule *field.Path, prefix string, r *gwapiv1.HTTPRouteRule, backend int) (Result, error) {
 	if backend < 0 || backend >= len(r.BackendRefs) {
 		return Result{}, fmt.Errorf("%s: no backendRef %d", rule.Child("backendRefs"), backend)
@@ -52,7 +55,7 @@ func HTTPBackendFilters(env Env, rule *field.Path, prefix string, r *gwapiv1.HTT
 		path:    rule.Child("backendRefs").Index(backend).Child("filters"),
 		prefix:  prefix,
 		matches: r.Matches,
-		allowed: httpFilterTypes,
+		allowed: httpBackendFilterTypes,
 	}
 	res, errs := w.run(r.BackendRefs[backend].Filters)
 	return res, errs.asError()
@@ -86,6 +89,15 @@ var (
 		gwapiv1.HTTPRouteFilterRequestHeaderModifier:  false,
 		gwapiv1.HTTPRouteFilterResponseHeaderModifier: false,
 		gwapiv1.HTTPRouteFilterRequestRedirect:        false,
+		gwapiv1.HTTPRouteFilterURLRewrite:             false,
+		gwapiv1.HTTPRouteFilterCORS:                   false,
+		gwapiv1.HTTPRouteFilterRequestMirror:          true,
+		gwapiv1.HTTPRouteFilterExtensionRef:           true,
+		gwapiv1.HTTPRouteFilterExternalAuth:           false,
+	}
+	httpBackendFilterTypes = map[gwapiv1.HTTPRouteFilterType]bool{
+		gwapiv1.HTTPRouteFilterRequestHeaderModifier:  false,
+		gwapiv1.HTTPRouteFilterResponseHeaderModifier: false,
 		gwapiv1.HTTPRouteFilterURLRewrite:             false,
 		gwapiv1.HTTPRouteFilterCORS:                   false,
 		gwapiv1.HTTPRouteFilterRequestMirror:          true,
@@ -136,7 +148,7 @@ func (w walk) run(filters []gwapiv1.HTTPRouteFilter) (Result, Errors) {
 		p := w.path.Index(i)
 		repeatable, known := w.allowed[f.Type]
 		if !known {
-			errs = append(errs, unsupported(p.Child("type"), "%s is not a filter type this route takes", excerpt.Quote(string(f.Type))))
+			errs = append(errs, unsupported(p.Child("type"), "%s is not a filter type this list takes", excerpt.Quote(string(f.Type))))
 			continue
 		}
 		if seen[f.Type] && !repeatable {

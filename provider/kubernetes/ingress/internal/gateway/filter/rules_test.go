@@ -81,12 +81,12 @@ func TestBackendFilters(t *testing.T) {
 	_, err = HTTPBackendFilters(Env{}, rule0, "svc", r, 2)
 	require.Error(t, err)
 
-	// One RequestRedirect and one URLRewrite, each in its own list.
+	// A RequestRedirect answers whatever the backend: the rule's filters
+	// take it, a backendRef's do not.
 	r.BackendRefs[0].Filters = []gwapiv1.HTTPRouteFilter{{Type: gwapiv1.HTTPRouteFilterRequestRedirect,
 		RequestRedirect: &gwapiv1.HTTPRequestRedirectFilter{Hostname: new(gwapiv1.PreciseHostname("elsewhere.example"))}}}
-	res, err = HTTPBackendFilters(Env{}, rule0, "svc-r0-b0", r, 0)
-	require.NoError(t, err)
-	require.Equal(t, []string{"svc-r0-b0-requestredirect-0"}, res.Names())
+	_, err = HTTPBackendFilters(Env{}, rule0, "svc-r0-b0", r, 0)
+	require.EqualError(t, err, `spec.rules[0].backendRefs[0].filters[0].type: "RequestRedirect" is not a filter type this list takes`)
 }
 
 func TestGRPCFilters(t *testing.T) {
