@@ -73,6 +73,9 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportHTTPRouteRequestTimeout,
 	features.SupportHTTPRouteBackendTimeout,
 	features.SupportHTTPRouteBackendRequestHeaderModification,
+	features.SupportHTTPRouteRequestMirror,
+	features.SupportHTTPRouteRequestMultipleMirrors,
+	features.SupportHTTPRouteRequestPercentageMirror,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite

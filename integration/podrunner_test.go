@@ -59,6 +59,15 @@ func TestPodRunner(t *testing.T) {
 	}
 	require.Len(t, answered, 2, "each server answers as its own pod")
 
+	// Each pod's log (the API's pods/log, which the runner serves as the
+	// Node's kubelet) tells the requests its server echoed.
+	for _, p := range pods {
+		since := metav1.NewTime(time.Now().Add(-time.Minute))
+		logs, err := cp.Client().CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{Container: "echo", SinceTime: &since}).DoRaw(ctx)
+		require.NoError(t, err)
+		assert.Contains(t, string(logs), "Echoing back request made to /hello?x=1 to client", "pod %s's log", p.Name)
+	}
+
 	// One replica: the pod that goes stops, and so does its server.
 	scaleDeployment(t, cp, ns, "echo", 1)
 	cfg = run.waitFor(t, "one pod's server", time.Minute, echoServers(1))

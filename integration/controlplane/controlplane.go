@@ -236,6 +236,9 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, port int, logName str
 		"--tls-cert-file=" + c.pki.certFile,
 		"--tls-private-key-file=" + c.pki.keyFile,
 		"--authorization-mode=Node,RBAC",
+		// Pod logs are asked of the Node's kubelet at its InternalIP (the
+		// pod runner serves them there); a Node's hostname resolves nowhere.
+		"--kubelet-preferred-address-types=InternalIP",
 		"--token-auth-file=" + c.pki.tokenFile,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + c.pki.saPubFile,

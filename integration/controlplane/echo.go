@@ -50,8 +50,11 @@ type EchoTLS struct {
 	PeerCertificates   []string `json:"peerCertificates"`
 }
 
-// echoPod is who answers: the pod's namespace and name.
-type echoPod struct{ namespace, name string }
+// echoPod is who answers: the pod's namespace and name, and its log.
+type echoPod struct {
+	namespace, name string
+	log             *podLog
+}
 
 // echoServer is one server of a pod.
 type echoServer interface{ close() }
@@ -127,6 +130,7 @@ func echo(w http.ResponseWriter, req *http.Request, pod echoPod, port string) {
 		}
 		time.Sleep(wait)
 	}
+	pod.log.printf("Echoing back request made to %s to client (%s)", req.RequestURI, req.RemoteAddr)
 	reply := EchoReply{Path: req.RequestURI, Host: req.Host, Method: req.Method, Protocol: req.Proto, Headers: req.Header,
 		HTTPPort: port, Namespace: pod.namespace, Pod: pod.name, TLS: echoTLS(req.TLS)}
 	body, err := json.MarshalIndent(reply, "", " ")

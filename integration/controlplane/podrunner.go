@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"os/exec"
 	"strconv"
@@ -41,6 +42,8 @@ type PodRunner struct {
 	queue  workqueue.TypedRateLimitingInterface[string]
 	pods   cache.Indexer
 
+	logs *http.Server // podlogs.go
+
 	mu      sync.Mutex
 	running map[string]*runningPod // by namespace/name
 	next    netip.Addr             // the next address to give
@@ -65,6 +68,7 @@ type PodRunnerOptions struct {
 type runningPod struct {
 	addr    netip.Addr
 	servers []echoServer
+	log     *podLog
 }
 
 // RunPods starts a PodRunner; Stop ends it.
@@ -101,10 +105,17 @@ func (c *ControlPlane) RunPods(ctx context.Context, opts PodRunnerOptions) (*Pod
 		return nil, err
 	}
 	r.pods = inf.GetIndexer()
+	logs, err := r.serveLogs(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r.logs = logs
 	factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		cancel()
 		factory.Shutdown()
+		_ = logs.Close()
 		return nil, errors.New("controlplane: the pod informer did not sync")
 	}
 	go func() {
@@ -122,6 +133,7 @@ func (c *ControlPlane) RunPods(ctx context.Context, opts PodRunnerOptions) (*Pod
 func (r *PodRunner) Stop() {
 	r.cancel()
 	<-r.done
+	_ = r.logs.Close()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for key, p := range r.running {
@@ -221,8 +233,8 @@ func (r *PodRunner) start(ctx context.Context, pod *corev1.Pod) (*runningPod, er
 		r.mu.Unlock()
 		return nil, fmt.Errorf("adding %s to lo: %v: %s", addr, err, out)
 	}
-	p := &runningPod{addr: addr}
-	who := echoPod{namespace: pod.Namespace, name: pod.Name}
+	p := &runningPod{addr: addr, log: &podLog{}}
+	who := echoPod{namespace: pod.Namespace, name: pod.Name, log: p.log}
 	var ports []int32
 	for _, spec := range specs {
 		l, err := net.Listen("tcp", net.JoinHostPort(addr.String(), strconv.Itoa(int(spec.port))))

@@ -125,10 +125,12 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 		if i < len(https) {
 			route := https[i]
 			bc, rules = attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look), len(route.Spec.Rules)
+			bc.CheckMirrors(att.Route, attach.HTTPRouteMirrorRefs(route), look)
 			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.HTTPRoute(env, part, route, att, &bc) }
 		} else {
 			route := grpcs[i-len(https)]
 			bc, rules = attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look), len(route.Spec.Rules)
+			bc.CheckMirrors(att.Route, attach.GRPCRouteMirrorRefs(route), look)
 			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.GRPCRoute(env, part, route, att, &bc) }
 		}
 		if slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {

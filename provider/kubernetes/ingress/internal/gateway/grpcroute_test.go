@@ -39,6 +39,7 @@ func TestGRPCRouteParts(t *testing.T) {
 	view := attach.RouteFromGRPC(route)
 	att := attach.AttachRoute(view, w.env().Gateway, w.look)
 	bc := attach.CheckBackends(view, attach.GRPCRouteBackendRefs(route), w.look)
+	bc.CheckMirrors(view, attach.GRPCRouteMirrorRefs(route), w.look)
 	var p translate.Part
 	require.Empty(t, GRPCRoute(w.env(), &p, route, &att, &bc))
 	require.Empty(t, p.Errs)

@@ -92,6 +92,7 @@ func (w *world) translate(t *testing.T, route *gatewayv1.HTTPRoute) (*translate.
 	view := attach.RouteFromHTTP(route)
 	att := attach.AttachRoute(view, w.env().Gateway, w.look)
 	bc := attach.CheckBackends(view, attach.HTTPRouteBackendRefs(route), w.look)
+	bc.CheckMirrors(view, attach.HTTPRouteMirrorRefs(route), w.look)
 	var p translate.Part
 	dropped := HTTPRoute(w.env(), &p, route, &att, &bc)
 	return &p, dropped

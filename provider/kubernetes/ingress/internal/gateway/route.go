@@ -77,6 +77,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	}
 	var routers []pendingRouter
 	var mws []filter.NamedMiddleware
+	var mirrors []filter.Mirror
 	for pi := range att.Parents {
 		parent := &att.Parents[pi]
 		gw := t.env.Gateway(parent.GatewayNamespace, parent.GatewayName)
@@ -94,10 +95,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 			if err != nil {
 				return filterDropped(ri, err)
 			}
-			if len(res.Mirrors) > 0 {
-				return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue,
-					Message: res.Mirrors[0].Field + ": RequestMirror is not served yet"}
-			}
+			mirrors = res.Mirrors // the same on every listener
 			hostnames := hostnameStrings(la.Hostnames)
 			narrower := narrowerListeners(gw, l)
 			for mi := range rv.matches {
@@ -130,7 +128,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		tw.filters = append(tw.filters, res.Middlewares)
 		mws = append(mws, res.Middlewares...)
 	}
-	svc := t.service(ri, rb, tw)
+	svc := t.mirrored(ri, t.service(ri, rb, tw), mirrors, rb, rv.h2c)
 	for _, m := range mws {
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})

@@ -154,7 +154,7 @@ func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw back
 		steps = append(steps, withTransport(t.timeoutTransport(tw.timeouts)))
 	}
 	name := lb.name + "-" + strings.Join(suffixes, "-")
-	if bi < len(tw.filters) && len(tw.filters[bi]) > 0 {
+	if bi >= 0 && bi < len(tw.filters) && len(tw.filters[bi]) > 0 {
 		names := make([]string, len(tw.filters[bi]))
 		for i, m := range tw.filters[bi] {
 			names[i] = m.Name

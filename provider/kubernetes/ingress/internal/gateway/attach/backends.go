@@ -41,6 +41,9 @@ type RuleBackends struct {
 	// unusable answers ErrorStatus to all its traffic.
 	UsableWeight   int64
 	UnusableWeight int64
+	// Mirrors are the rule's RequestMirror backends (CheckMirrors), by
+	// the filter's field path, e.g. spec.rules[0].filters[1].requestMirror.
+	Mirrors map[string]Backend
 }
 
 // BackendCheck is the resolution of a route's backendRefs.
@@ -58,6 +61,8 @@ type BackendCheck struct {
 	// HTTPRoute as the API says; for GRPCRoute the API asks for gRPC status
 	// UNAVAILABLE, which gRPC clients derive from HTTP 503.
 	ErrorStatus int
+
+	problems []string // of Message
 }
 
 // appProtocols lists, for each route kind, the Service port appProtocol
@@ -99,7 +104,6 @@ func GRPCRouteBackendRefs(r *gatewayv1.GRPCRoute) [][]gatewayv1.BackendRef {
 func CheckBackends(route Route, rules [][]gatewayv1.BackendRef, look Lookups) BackendCheck {
 	check := BackendCheck{ResolvedRefs: true, Reason: gatewayv1.RouteReasonResolvedRefs,
 		Message: "all references are resolved", ErrorStatus: ErrorStatus(route.Kind)}
-	var problems []string
 	for i, refs := range rules {
 		var rb RuleBackends
 		for j, ref := range refs {
@@ -112,19 +116,23 @@ func CheckBackends(route Route, rules [][]gatewayv1.BackendRef, look Lookups) Ba
 				rb.UsableWeight += int64(b.Weight)
 			} else {
 				rb.UnusableWeight += int64(b.Weight)
-				if check.ResolvedRefs {
-					check.ResolvedRefs, check.Reason = false, b.Reason
-				}
-				problems = append(problems, fmt.Sprintf("spec.rules[%d].backendRefs[%d]: %s", i, j, b.Message))
+				check.unresolved(b, fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j))
 			}
 			rb.Backends = append(rb.Backends, b)
 		}
 		check.Rules = append(check.Rules, rb)
 	}
-	if !check.ResolvedRefs {
-		check.Message = problemList(problems)
-	}
 	return check
+}
+
+// unresolved files the problem of b, the reference at field: the first
+// one decides the reason.
+func (c *BackendCheck) unresolved(b Backend, field string) {
+	if c.ResolvedRefs {
+		c.ResolvedRefs, c.Reason = false, b.Reason
+	}
+	c.problems = append(c.problems, field+": "+b.Message)
+	c.Message = problemList(c.problems)
 }
 
 // ErrorStatus returns the HTTP status that answers traffic meant for an
