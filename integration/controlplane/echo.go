@@ -22,7 +22,8 @@ import (
 // duration> waits that long first; each X-Echo-Set-Header request header
 // ("Name: value, Other: value") sets those response headers; /status/<code>
 // answers that status; /health answers 200; a WebSocket handshake on /ws
-// opens a WebSocket that sends each frame back. The h2c port answers HTTP/2
+// opens a WebSocket that sends each frame back; each echoed request is a
+// line of the pod's log, as echo-basic writes it (podlogs.go). The h2c port answers HTTP/2
 // without TLS only (400 to anything else), the TLS port TLS with the pod's
 // certificate, and the gRPC echo its own service (grpcecho.go).
 

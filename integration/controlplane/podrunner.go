@@ -25,7 +25,8 @@ import (
 // pod's containers: it binds each pod to its Node, gives it an address of
 // its own, starts the servers its containers would run (podservers.go),
 // and reports the pod running and ready, so that kube-controller-manager's EndpointSlice
-// controller writes slices of addresses a proxy can reach. A pod being
+// controller writes slices of addresses a proxy can reach. It serves the
+// pods' logs as their Node's kubelet would (podlogs.go). A pod being
 // deleted stops its servers, gives its address back and is removed, as
 // its kubelet would confirm.
 //
