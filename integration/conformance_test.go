@@ -76,6 +76,7 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportHTTPRouteRequestMirror,
 	features.SupportHTTPRouteRequestMultipleMirrors,
 	features.SupportHTTPRouteRequestPercentageMirror,
+	features.SupportHTTPRouteRetry,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite
@@ -97,7 +98,7 @@ func TestGatewayAPIConformance(t *testing.T) {
 		return
 	}
 	cp, _ := startPodCluster(t)
-	installGatewayAPI(t, cp)
+	installGatewayAPI(t, cp, experimentalChannel)
 	applyFile(t, cp, rbacGatewayManifest)
 	createGatewayClass(t, cp, conformanceClass)
 

@@ -28,7 +28,7 @@ const rbacGatewayManifest = "../docs/manifests/rbac-gateway.yaml"
 // token can read the routes and write their status but not change them.
 func TestGatewayProviderOnTheAPIServer(t *testing.T) {
 	cp := startControlPlane(t)
-	installGatewayAPI(t, cp)
+	installGatewayAPI(t, cp, standardChannel)
 	applyFile(t, cp, rbacManifest)
 	applyFile(t, cp, rbacGatewayManifest)
 	require.NoError(t, cp.CreateNamespace(ctx, "shop"))

@@ -45,7 +45,7 @@ func TestConformanceEnvironment(t *testing.T) {
 		return
 	}
 	cp, _ := startPodCluster(t)
-	installGatewayAPI(t, cp)
+	installGatewayAPI(t, cp, standardChannel)
 
 	ca := createConformanceSecrets(t, cp)
 	pods := applyConformanceBase(t, cp, "sliceway")
@@ -149,14 +149,21 @@ func checkEchoBackends(t *testing.T, cp *controlplane.ControlPlane, ca *pki.CA) 
 	assert.Equal(t, "/gateway_api_conformance.echo_basic.grpcecho.GrpcEcho/EchoTwo", out.GetAssertions().GetFullyQualifiedMethod())
 }
 
-// installGatewayAPI applies the CRDs of the Gateway API's standard channel,
-// from the module the integration suite requires, and waits until the API
-// server serves them.
-func installGatewayAPI(t *testing.T, cp *controlplane.ControlPlane) {
+// The Gateway API's release channels: standard, what most clusters
+// install, and experimental, which adds fields and kinds (an HTTPRoute
+// rule's retry among them).
+const (
+	standardChannel     = "standard"
+	experimentalChannel = "experimental"
+)
+
+// installGatewayAPI applies the CRDs of the Gateway API's channel, from
+// the module the integration suite requires.
+func installGatewayAPI(t *testing.T, cp *controlplane.ControlPlane, channel string) {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
 	require.NoError(t, err, "locating the sigs.k8s.io/gateway-api module")
-	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "config", "crd", channel, "gateway.networking.*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the Gateway API CRDs")
 	a, err := controlplane.NewApplier(cp.AdminConfig())

@@ -22,7 +22,8 @@ import (
 // duration> waits that long first; each X-Echo-Set-Header request header
 // ("Name: value, Other: value") sets those response headers; /status/<code>
 // answers that status; /health answers 200; a WebSocket handshake on /ws
-// opens a WebSocket that sends each frame back; each echoed request is a
+// opens a WebSocket that sends each frame back; under /retry/ the first
+// ?succeedAfter= requests of each ?uuid= fail (echoretry.go); each echoed request is a
 // line of the pod's log, as echo-basic writes it (podlogs.go). The h2c port answers HTTP/2
 // without TLS only (400 to anything else), the TLS port TLS with the pod's
 // certificate, and the gRPC echo its own service (grpcecho.go).
@@ -102,10 +103,16 @@ func (s *httpEcho) close() {
 // echoHandler answers as described above, for the pod on port. It reads
 // the path as it came (no ServeMux, which would redirect //a to /a).
 func echoHandler(pod echoPod, port string) http.Handler {
+	failures := &retryFailures{}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch p := req.URL.Path; {
 		case p == "/health":
 			w.WriteHeader(http.StatusOK)
+		case strings.HasPrefix(p, "/retry/"):
+			if failures.fail(w, req) {
+				return
+			}
+			echo(w, req, pod, port)
 		case p == "/ws" && strings.EqualFold(req.Header.Get("Upgrade"), "websocket"):
 			websocket.Handler(func(ws *websocket.Conn) { _, _ = io.Copy(ws, ws) }).ServeHTTP(w, req)
 		case strings.HasPrefix(p, "/status/"):

@@ -85,3 +85,28 @@ func TestEchoWebSocket(t *testing.T) {
 	require.NoError(t, websocket.Message.Receive(ws, &binary))
 	assert.Equal(t, []byte{1, 2, 3}, binary)
 }
+
+// Under /retry/, the first succeedAfter requests of a uuid fail (with
+// responseCode, else a reset connection), the next are echoed; each
+// uuid counts apart.
+func TestEchoRetrySimulation(t *testing.T) {
+	srv := httptest.NewServer(echoHandler(echoPod{namespace: "ns", name: "pod-1"}, "3000"))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	status := func(query string) int {
+		resp, err := client.Get(srv.URL + "/retry/x?" + query)
+		if err != nil {
+			return 0 // the connection was reset
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	var got []int
+	for range 3 {
+		got = append(got, status("uuid=a&succeedAfter=2&responseCode=503"))
+	}
+	require.Equal(t, []int{503, 503, 200}, got)
+	require.Equal(t, 0, status("uuid=b&succeedAfter=1"), "a reset connection")
+	require.Equal(t, 200, status("uuid=b&succeedAfter=1"))
+	require.Equal(t, http.StatusBadRequest, status("succeedAfter=1"), "no uuid")
+}

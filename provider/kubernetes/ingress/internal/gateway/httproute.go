@@ -23,13 +23,19 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 		if len(matches) == 0 {
 			matches = []gatewayv1.HTTPRouteMatch{{}} // the API's one match of everything
 		}
-		timeouts, err := filter.HTTPRuleTimeouts(field.NewPath("spec", "rules").Index(ri), rule.Timeouts)
+		path := field.NewPath("spec", "rules").Index(ri)
+		timeouts, err := filter.HTTPRuleTimeouts(path, rule.Timeouts)
+		if err != nil {
+			dropped = append(dropped, *filterDropped(ri, err))
+			continue
+		}
+		retry, err := filter.HTTPRuleRetry(path, rule.Retry, rule.Timeouts)
 		if err != nil {
 			dropped = append(dropped, *filterDropped(ri, err))
 			continue
 		}
 		rv := ruleView{
-			index: ri, matches: len(matches), unsupported: notServedYet(rule), timeouts: timeouts,
+			index: ri, matches: len(matches), unsupported: notServedYet(rule), timeouts: timeouts, retry: retry,
 			rules: func(hostnames []string, mi int) ([]match.Rule, error) { return match.HTTP(hostnames, matches[mi]) },
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.HTTPRuleFilters(fe, path, prefix, rule)
@@ -49,10 +55,7 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 // "" when nothing: the rule is then left out rather than served without
 // it.
 func notServedYet(rule *gatewayv1.HTTPRouteRule) string {
-	switch {
-	case rule.Retry != nil:
-		return "retry is not served yet"
-	case rule.SessionPersistence != nil:
+	if rule.SessionPersistence != nil {
 		return "sessionPersistence is not served yet"
 	}
 	return ""

@@ -136,11 +136,11 @@ func TestHTTPRouteParts(t *testing.T) {
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 3), backend("api", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/gone"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("gone", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/slow"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
-			Retry: &gatewayv1.HTTPRouteRetry{}},
+			SessionPersistence: &gatewayv1.SessionPersistence{}},
 	)
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
-	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "retry is not served yet"}}, dropped)
+	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "sessionPersistence is not served yet"}}, dropped)
 	require.Equal(t, "HTTPRoute", p.Kind)
 
 	type routerView struct {
@@ -284,6 +284,34 @@ func TestHTTPRouteBackendFilters(t *testing.T) {
 	}
 	require.Equal(t, &dynamic.Middleware{"headers": map[string]any{"customRequestHeaders": map[string]string{"Backend": "web"}}},
 		middlewares["httproute-shop-cart-r0-b0-requestheadermodifier-0"])
+}
+
+// A rule's retry is a retry middleware of the rule's own, last in every
+// router's chain, after the rule's filters: a retry sends the request
+// again as they left it.
+func TestHTTPRouteRetry(t *testing.T) {
+	w := newWorld(t)
+	attempts := 2
+	header := gatewayv1.HTTPRouteFilter{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
+		RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Shop", Value: "cart"}}}}
+	route := shopRoute(gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
+		Filters: []gatewayv1.HTTPRouteFilter{header},
+		Retry:   &gatewayv1.HTTPRouteRetry{Codes: []gatewayv1.HTTPRouteRetryStatusCode{503}, Attempts: &attempts}})
+	p, dropped := w.translate(t, route)
+	require.Empty(t, p.Errs)
+	require.Empty(t, dropped)
+	require.Len(t, p.Routers, 2)
+	for _, r := range p.Routers {
+		require.Len(t, r.Config.Middlewares, 2, r.Key)
+		require.Equal(t, "httproute-shop-cart-r0-retry", r.Config.Middlewares[1], r.Key)
+	}
+	var retries []*dynamic.Middleware
+	for _, m := range p.Middlewares {
+		if m.Name == "httproute-shop-cart-r0-retry" {
+			retries = append(retries, m.Middleware)
+		}
+	}
+	require.Equal(t, []*dynamic.Middleware{{"retry": map[string]any{"attempts": 3, "status": []string{"503"}}}}, retries, "defined once")
 }
 
 // Priorities make Traefik try the routers of an entry point in the order

@@ -52,6 +52,8 @@ type ruleView struct {
 	// timeouts are the forwarding timeouts of the rule's backends; nil
 	// when it sets none.
 	timeouts *dynamic.ForwardingTimeouts
+	// retry is the rule's retry middleware; nil when it retries nothing.
+	retry dynamic.Middleware
 }
 
 // pendingRouter is a router of a rule, kept aside until the whole rule
@@ -133,10 +135,17 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
 	}
+	last := svc.middleware
+	if last == "" && rv.retry != nil {
+		// Last before the service: a retry sends the request again as the
+		// rule's filters left it.
+		last = t.names.rule(ri) + "-retry"
+		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: last, Middleware: &rv.retry})
+	}
 	for _, pr := range routers {
 		chain := pr.middleware
-		if svc.middleware != "" {
-			chain = append(slices.Clip(chain), svc.middleware)
+		if last != "" {
+			chain = append(slices.Clip(chain), last)
 		}
 		rt := &dynamic.Router{EntryPoints: []string{pr.entryPoint}, Rule: pr.rule.Rule, Service: svc.name, Middlewares: chain}
 		if pr.tls {

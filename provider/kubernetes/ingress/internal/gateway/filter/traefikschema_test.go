@@ -44,6 +44,15 @@ type traefikMiddleware struct {
 	ResponseHeaderModifier *traefikHeaderModifier  `json:"responseHeaderModifier,omitempty" toml:"-" yaml:"-" label:"-" file:"-" kv:"-"`
 	RequestRedirect        *traefikRequestRedirect `json:"requestRedirect,omitempty" toml:"-" yaml:"-" label:"-" file:"-" kv:"-"`
 	URLRewrite             *traefikURLRewrite      `json:"URLRewrite,omitempty" toml:"-" yaml:"-" label:"-" file:"-" kv:"-"`
+
+	Retry *traefikRetry `json:"retry,omitempty"`
+}
+
+type traefikRetry struct {
+	Attempts        int             `json:"attempts,omitempty"`
+	Timeout         ptypes.Duration `json:"timeout,omitempty"`
+	InitialInterval ptypes.Duration `json:"initialInterval,omitempty"`
+	Status          []string        `json:"status,omitempty"`
 }
 
 type traefikHeaders struct {
@@ -183,6 +192,10 @@ func TestPortableDecodedByEveryDelivery(t *testing.T) {
 		Type: gwapiv1.FullPathHTTPPathModifier, ReplaceFullPath: new("/one")}}, nil))
 	require.NoError(t, err)
 	mws := append(append(res.Middlewares, redirect.Middlewares...), full.Middlewares...)
+	retry, err := HTTPRuleRetry(rule0, &gwapiv1.HTTPRouteRetry{Codes: []gwapiv1.HTTPRouteRetryStatusCode{500, 503}, Attempts: new(2), Backoff: duration("100ms")},
+		&gwapiv1.HTTPRouteTimeouts{Request: duration("10s")})
+	require.NoError(t, err)
+	mws = append(mws, NamedMiddleware{Name: "retry", Middleware: retry})
 	timeouts, err := HTTPRuleTimeouts(rule0, &gwapiv1.HTTPRouteTimeouts{Request: duration("500ms")})
 	require.NoError(t, err)
 	mirroring := MirroringService("main", []MirrorTarget{{Service: "m1", Percent: 100}, {Service: "m2", Percent: 35}})
@@ -192,6 +205,8 @@ func TestPortableDecodedByEveryDelivery(t *testing.T) {
 		m := c.HTTP.Middlewares
 		require.Len(t, m, len(mws))
 		require.Equal(t, map[string]string{"X-Header-Set": "v", "X-Header-Remove": ""}, m["r-requestheadermodifier-0"].Headers.CustomRequestHeaders)
+		require.Equal(t, &traefikRetry{Attempts: 3, Status: []string{"500", "503"}, InitialInterval: ptypes.Duration(200 * time.Millisecond),
+			Timeout: ptypes.Duration(10 * time.Second)}, m["retry"].Retry)
 		require.Equal(t, map[string]string{"Server": ""}, m["r-responseheadermodifier-1"].Headers.CustomResponseHeaders)
 		cors := m["r-cors-2"].Headers
 		require.Equal(t, []string{"https://www.foo.com"}, cors.AccessControlAllowOriginList)
