@@ -19,16 +19,16 @@ const defaultRetries = 1
 //
 // Traefik's retry middleware, last before the rule's service:
 //   - attempts counts tries, the Gateway API's retries: one more;
-//   - status is codes; without codes only connection errors are retried
-//     (Traefik retries those whatever the codes);
+//   - status is codes; whatever the codes, Traefik retries a request
+//     whose connection failed before it was sent (not one reset after);
 //   - initialInterval is twice the backoff: Traefik's exponential backoff
 //     waits between half and one and a half times it, so no retry comes
 //     before the backoff the route asks for, and later ones wait longer;
 //   - timeout is timeouts.request: once it has passed, the answer in hand
 //     is the answer (each try is bounded by the rule's servers transport,
 //     HTTPRuleTimeouts);
-//   - Traefik does not retry a POST, PATCH or LOCK on a status code (only
-//     on a connection error), as their effects may not be repeatable.
+//   - Traefik does not retry a POST, PATCH or LOCK on a status code, as
+//     their effects may not be repeatable.
 func HTTPRuleRetry(rule *field.Path, r *gwapiv1.HTTPRouteRetry, t *gwapiv1.HTTPRouteTimeouts) (dynamic.Middleware, error) {
 	if r == nil {
 		return nil, nil
