@@ -77,6 +77,7 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportHTTPRouteRequestMultipleMirrors,
 	features.SupportHTTPRouteRequestPercentageMirror,
 	features.SupportHTTPRouteRetry,
+	features.SupportBackendTLSPolicy,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite

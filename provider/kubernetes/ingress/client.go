@@ -143,7 +143,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		}
 	}
 	if opts.Gateway != nil {
-		if err := c.watchGateway(opts.Gateway, namespaces); err != nil {
+		if err := c.watchGateway(cs, opts.Gateway, namespaces); err != nil {
 			return nil, err
 		}
 	}

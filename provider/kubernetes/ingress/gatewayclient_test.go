@@ -72,7 +72,7 @@ func newGatewayFake(t *testing.T, objs ...k8sruntime.Object) *gatewayfake.Client
 	gw := gatewayfake.NewSimpleClientset()
 	gw.PrependReactor("update", "*", statusSubresource(gw.Tracker()))
 	resources := map[string]string{"GatewayClass": "gatewayclasses", "Gateway": "gateways", "HTTPRoute": "httproutes",
-		"GRPCRoute": "grpcroutes", "ReferenceGrant": "referencegrants"}
+		"GRPCRoute": "grpcroutes", "ReferenceGrant": "referencegrants", "BackendTLSPolicy": "backendtlspolicies"}
 	for _, o := range objs {
 		kinds, _, err := gatewayscheme.Scheme.ObjectKinds(o)
 		require.NoError(t, err)

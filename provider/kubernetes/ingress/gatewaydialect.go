@@ -99,7 +99,8 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 		g := &out.gateways[i]
 		gateways[translate.Key{Namespace: g.Namespace, Name: g.Name}] = g
 	}
-	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target,
+	out.backendTLS = backendTLSPolicies(snap)
+	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target, BackendTLS: out.backendTLS.For,
 		Gateway: func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
 	// Every route is attached before any is translated: an HTTPRoute and
 	// a GRPCRoute may not share a hostname on a listener, and the older
@@ -146,6 +147,7 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 		out.routes = append(out.routes, routeOutcome{att: att, backends: bc})
 	}
 	attach.CountAttachedRoutes(out.gateways, atts)
+	out.policies = policyOutcomes(&out.backendTLS, out.routes)
 	// The routers are this render's own, not yet handed out: their
 	// priorities are set in place.
 	prios, err := gateway.Priorities(routers)
@@ -163,12 +165,15 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 // about the Gateway API objects of ours: each GatewayClass of our
 // controllerName, each Gateway of such a class (its listeners with their
 // attached routes counted), each route naming one, attached or refused,
-// with its backendRefs resolved. The status writer turns it into their
+// with its backendRefs resolved, each BackendTLSPolicy that applies
+// through one of those Gateways. The status writer turns it into their
 // status. It is never modified once made.
 type gatewayOutcome struct {
-	classes  []attach.Class
-	gateways []attach.Gateway
-	routes   []routeOutcome
+	classes    []attach.Class
+	gateways   []attach.Gateway
+	routes     []routeOutcome
+	backendTLS attach.BackendTLSPolicies
+	policies   []policyOutcome // of backendTLS's policies
 }
 
 // routeOutcome is what a render concluded about one route.
@@ -218,7 +223,7 @@ func gatewayLookups(snap Snapshot, objs GatewaySnapshot, memos *translate.Memos)
 			}
 			out := attach.Service{Ports: make([]attach.ServicePort, len(svc.Spec.Ports))}
 			for i, p := range svc.Spec.Ports {
-				out.Ports[i] = attach.ServicePort{Port: p.Port}
+				out.Ports[i] = attach.ServicePort{Name: p.Name, Port: p.Port}
 				if p.AppProtocol != nil {
 					out.Ports[i].AppProtocol = *p.AppProtocol
 				}

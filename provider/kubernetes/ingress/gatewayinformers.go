@@ -3,6 +3,8 @@ package ingress
 import (
 	"context"
 
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -19,6 +21,8 @@ const (
 	httpRoutesResource      = "httproutes.gateway.networking.k8s.io"
 	grpcRoutesResource      = "grpcroutes.gateway.networking.k8s.io"
 	referenceGrantsResource = "referencegrants.gateway.networking.k8s.io"
+	backendTLSResource      = "backendtlspolicies.gateway.networking.k8s.io"
+	configMapsResource      = "configmaps"
 	namespacesResource      = "namespaces"
 )
 
@@ -47,6 +51,10 @@ type gatewayNamespaceInformers struct {
 	httpRoutes       gatewaylisters.HTTPRouteLister
 	grpcRoutes       gatewaylisters.GRPCRouteLister
 	grants           gatewaylisters.ReferenceGrantLister
+	backendTLS       gatewaylisters.BackendTLSPolicyLister
+	// core runs the ConfigMap informer (gatewaybackendtls.go).
+	core       informers.SharedInformerFactory
+	configMaps corelisters.ConfigMapLister
 }
 
 // watchGateway sets up the Gateway API informers on gw and the Namespace
@@ -54,7 +62,7 @@ type gatewayNamespaceInformers struct {
 // (trimmed by the transform, filtered by k8s.Keep, named in the sync
 // report). namespaces are the watched namespaces, metav1.NamespaceAll
 // for all.
-func (c *Client) watchGateway(gw gatewayclient.Interface, namespaces []string) error {
+func (c *Client) watchGateway(cs kubernetes.Interface, gw gatewayclient.Interface, namespaces []string) error {
 	g := &gatewayInformers{cluster: gatewayinformers.NewSharedInformerFactory(gw, 0)}
 	classes := g.cluster.Gateway().V1().GatewayClasses()
 	namespaceInformer := c.cluster.Core().V1().Namespaces()
@@ -66,7 +74,7 @@ func (c *Client) watchGateway(gw gatewayclient.Interface, namespaces []string) e
 	}
 	g.classes, g.namespaces = classes.Lister(), namespaceInformer.Lister()
 	for _, ns := range namespaces {
-		space, err := c.newGatewayNamespaceInformers(gw, ns)
+		space, err := c.newGatewayNamespaceInformers(cs, gw, ns)
 		if err != nil {
 			return err
 		}
@@ -76,10 +84,11 @@ func (c *Client) watchGateway(gw gatewayclient.Interface, namespaces []string) e
 	return nil
 }
 
-func (c *Client) newGatewayNamespaceInformers(gw gatewayclient.Interface, ns string) (*gatewayNamespaceInformers, error) {
+func (c *Client) newGatewayNamespaceInformers(cs kubernetes.Interface, gw gatewayclient.Interface, ns string) (*gatewayNamespaceInformers, error) {
 	factory := gatewayinformers.NewSharedInformerFactoryWithOptions(gw, 0, gatewayinformers.WithNamespace(ns))
 	v1 := factory.Gateway().V1()
 	gateways, httpRoutes, grpcRoutes, grants := v1.Gateways(), v1.HTTPRoutes(), v1.GRPCRoutes(), v1.ReferenceGrants()
+	policies := v1.BackendTLSPolicies()
 	for _, s := range []struct {
 		kind, resource string
 		inf            cache.SharedIndexInformer
@@ -89,19 +98,25 @@ func (c *Client) newGatewayNamespaceInformers(gw gatewayclient.Interface, ns str
 		{"HTTPRoute", httpRoutesResource, httpRoutes.Informer(), nil},
 		{"GRPCRoute", grpcRoutesResource, grpcRoutes.Informer(), nil},
 		{"ReferenceGrant", referenceGrantsResource, grants.Informer(), nil},
+		{"BackendTLSPolicy", backendTLSResource, policies.Informer(), nil},
 	} {
 		if err := c.track(s.kind, s.resource, ns, s.inf, nil, s.handler); err != nil {
 			return nil, err
 		}
 	}
-	return &gatewayNamespaceInformers{
+	space := &gatewayNamespaceInformers{
 		factory:          factory,
 		gatewaysInformer: gateways.Informer(),
 		gateways:         gateways.Lister(),
 		httpRoutes:       httpRoutes.Lister(),
 		grpcRoutes:       grpcRoutes.Lister(),
 		grants:           grants.Lister(),
-	}, nil
+		backendTLS:       policies.Lister(),
+	}
+	if err := c.watchCAConfigMaps(cs, ns, space); err != nil {
+		return nil, err
+	}
+	return space, nil
 }
 
 // gatewayHandler keeps the Secret references of the Gateways' listeners
@@ -146,6 +161,7 @@ func (g *gatewayInformers) start(stop <-chan struct{}) {
 	g.cluster.Start(stop)
 	for _, s := range g.spaces {
 		s.factory.Start(stop)
+		s.core.Start(stop)
 	}
 }
 
@@ -165,5 +181,6 @@ func (g *gatewayInformers) shutdown() {
 	g.cluster.Shutdown()
 	for _, s := range g.spaces {
 		s.factory.Shutdown()
+		s.core.Shutdown()
 	}
 }

@@ -3,6 +3,7 @@ package ingress
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,7 +22,8 @@ import (
 // each Gateway of such a class (its conditions, addresses, and per
 // listener its conditions, supported kinds and attached routes), each
 // route naming one (a parent entry per parentRef to a Gateway of ours,
-// other controllers' entries kept). The computed conditions are merged
+// other controllers' entries kept), each BackendTLSPolicy applying
+// through such a Gateway (an ancestor entry per Gateway). The computed conditions are merged
 // into what the object has, so that an unchanged condition keeps its
 // lastTransitionTime, and an object is written only when its status
 // differs. The statusWriter runs it, while this replica leads.
@@ -93,6 +95,7 @@ func (g *gatewayStatus) writeAll(ctx context.Context) {
 		}
 	}
 	g.writeRoutes(ctx, objs, out.routes, now, write)
+	g.writePolicies(ctx, objs, out.policies, now, write)
 	if failed && g.retry != nil {
 		time.AfterFunc(time.Second, g.retry)
 	}
@@ -152,5 +155,39 @@ func newGatewayStatus(p *Provider, client *Client, log zerolog.Logger) *gatewayS
 			s, ok := client.Snapshot().(GatewaySnapshot)
 			return s, ok
 		},
+	}
+}
+
+// writePolicies writes the BackendTLSPolicies' status, telling write how
+// each went: an ancestor entry per Gateway of ours the policy applies
+// through, and none for a policy that applies through none any more.
+func (g *gatewayStatus) writePolicies(ctx context.Context, objs GatewaySnapshot, policies []policyOutcome, now metav1.Time, write func(string, error)) {
+	tls, ok := objs.(BackendTLSSnapshot)
+	if !ok {
+		return
+	}
+	wanted := map[string]*policyOutcome{}
+	for i := range policies {
+		wanted[policies[i].policy.Namespace+"/"+policies[i].policy.Name] = &policies[i]
+	}
+	for _, cur := range tls.BackendTLSPolicies() {
+		if ctx.Err() != nil {
+			return
+		}
+		key := cur.Namespace + "/" + cur.Name
+		var st gatewayv1.PolicyStatus
+		if po := wanted[key]; po != nil {
+			st = attach.PolicyStatus(cur.Status, po.policy, po.ancestors, g.controller, now)
+		} else if slices.ContainsFunc(cur.Status.Ancestors, func(a gatewayv1.PolicyAncestorStatus) bool { return a.ControllerName == g.controller }) {
+			st = attach.PolicyStatus(cur.Status, nil, nil, g.controller, now)
+		} else {
+			continue
+		}
+		if !equality.Semantic.DeepEqual(cur.Status, st) {
+			next := cur.DeepCopy()
+			next.Status = st
+			_, err := g.gw.GatewayV1().BackendTLSPolicies(cur.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{})
+			write("BackendTLSPolicy "+key, err)
+		}
 	}
 }

@@ -12,9 +12,9 @@ import (
 // The Gateway API objects and the Namespaces the Gateway front end reads,
 // at the door.
 //
-// A GatewayClass, Gateway, HTTPRoute, GRPCRoute or ReferenceGrant is
-// cached whole but for managedFields and kubectl's last-applied
-// annotation: they are few, written by hand, and their status stays in
+// A GatewayClass, Gateway, HTTPRoute, GRPCRoute, ReferenceGrant or
+// BackendTLSPolicy is cached whole but for managedFields and kubectl's
+// last-applied annotation: they are few, written by hand, and their status stays in
 // the cache because the status writer merges its conditions into it.
 // Their labels and annotations stay too, and count as changes: what the
 // Gateway front end reads of them is not settled, and a reader added
@@ -43,6 +43,8 @@ func gatewayMeta(obj any) *metav1.ObjectMeta {
 	case *gatewayv1.GRPCRoute:
 		return &o.ObjectMeta
 	case *gatewayv1.ReferenceGrant:
+		return &o.ObjectMeta
+	case *gatewayv1.BackendTLSPolicy:
 		return &o.ObjectMeta
 	}
 	return nil
@@ -80,6 +82,9 @@ func gatewayChanged(old, new any) (changed, known bool) {
 		return !ok || gatewayObjectChanged(&o.ObjectMeta, &n.ObjectMeta, &o.Spec, &n.Spec), true
 	case *gatewayv1.ReferenceGrant:
 		n, ok := new.(*gatewayv1.ReferenceGrant)
+		return !ok || gatewayObjectChanged(&o.ObjectMeta, &n.ObjectMeta, &o.Spec, &n.Spec), true
+	case *gatewayv1.BackendTLSPolicy:
+		n, ok := new.(*gatewayv1.BackendTLSPolicy)
 		return !ok || gatewayObjectChanged(&o.ObjectMeta, &n.ObjectMeta, &o.Spec, &n.Spec), true
 	case *corev1.Namespace:
 		n, ok := new.(*corev1.Namespace)

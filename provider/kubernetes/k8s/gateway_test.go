@@ -49,6 +49,11 @@ func gatewayKindCases() []gatewayKindCase {
 				o.(*gatewayv1.ReferenceGrant).Spec.To[0].Name = new(gatewayv1.ObjectName("api"))
 			},
 			nil},
+		{"BackendTLSPolicy", func() runtime.Object { return testBackendTLSPolicy() },
+			func(o runtime.Object) { o.(*gatewayv1.BackendTLSPolicy).Spec.Validation.Hostname = "other.example" },
+			func(o runtime.Object) {
+				o.(*gatewayv1.BackendTLSPolicy).Status.Ancestors[0].Conditions[0].Status = metav1.ConditionFalse
+			}},
 	}
 }
 
@@ -218,6 +223,23 @@ func testReferenceGrant() *gatewayv1.ReferenceGrant {
 			From: []gatewayv1.ReferenceGrantFrom{{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Namespace: "shop"}},
 			To:   []gatewayv1.ReferenceGrantTo{{Kind: "Service"}},
 		},
+	}
+}
+
+func testBackendTLSPolicy() *gatewayv1.BackendTLSPolicy {
+	return &gatewayv1.BackendTLSPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "BackendTLSPolicy"},
+		ObjectMeta: gatewayTestMeta("web-tls", "shop"),
+		Spec: gatewayv1.BackendTLSPolicySpec{
+			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
+				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
+			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal",
+				CACertificateRefs: []gatewayv1.LocalObjectReference{{Kind: "ConfigMap", Name: "ca"}}},
+		},
+		Status: gatewayv1.PolicyStatus{Ancestors: []gatewayv1.PolicyAncestorStatus{{
+			AncestorRef: gatewayv1.ParentReference{Name: "edge"}, ControllerName: "sliceway.io/gateway-controller",
+			Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted"}},
+		}}},
 	}
 }
 

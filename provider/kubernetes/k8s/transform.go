@@ -55,9 +55,9 @@ type Keep struct {
 //     (TransformSecret drops the data of Secrets no Ingress references too);
 //   - of Nodes, everything but the name, labels and addresses;
 //   - of the Gateway API kinds the Gateway front end reads (GatewayClass,
-//     Gateway, HTTPRoute, GRPCRoute, ReferenceGrant), managedFields and
-//     the last-applied annotation only: spec, status, labels and other
-//     annotations stay (gateway.go says why);
+//     Gateway, HTTPRoute, GRPCRoute, ReferenceGrant, BackendTLSPolicy),
+//     managedFields and the last-applied annotation only: spec, status,
+//     labels and other annotations stay (gateway.go says why);
 //   - of Namespaces, everything but the name and labels.
 //
 // Objects of other kinds pass unchanged.
@@ -131,7 +131,7 @@ func (k Keep) Transform(obj any) (any, error) {
 			},
 			Status: corev1.NodeStatus{Addresses: o.Status.Addresses},
 		}, nil
-	case *gatewayv1.GatewayClass, *gatewayv1.Gateway, *gatewayv1.HTTPRoute, *gatewayv1.GRPCRoute, *gatewayv1.ReferenceGrant:
+	case *gatewayv1.GatewayClass, *gatewayv1.Gateway, *gatewayv1.HTTPRoute, *gatewayv1.GRPCRoute, *gatewayv1.ReferenceGrant, *gatewayv1.BackendTLSPolicy:
 		trimMeta(gatewayMeta(o))
 	case *corev1.Namespace:
 		return namespaceLabelsOnly(o), nil

@@ -21,4 +21,16 @@ type Env struct {
 	// filter.Portable unless Traefik reads the configuration through the
 	// provider plugin.
 	Target filter.Target
+	// BackendTLS is the BackendTLSPolicy of a Service port (its name, ""
+	// when it has none), nil when none takes it or when the render reads
+	// no policy.
+	BackendTLS func(namespace, service, port string) *attach.BackendTLS
+}
+
+// backendTLS is the policy of backend b, nil when none.
+func (e *Env) backendTLS(b attach.Backend) *attach.BackendTLS {
+	if e.BackendTLS == nil {
+		return nil
+	}
+	return e.BackendTLS(b.Namespace, b.Name, b.PortName)
 }

@@ -26,6 +26,7 @@ type world struct {
 	lbs      map[translate.PortKey]*translate.LoadBalancer
 	asked    []translate.PortKey
 	services map[string]attach.Service
+	tls      *attach.BackendTLSPolicies // nil: none
 }
 
 func newWorld(t *testing.T) *world {
@@ -83,6 +84,12 @@ func (w *world) env() *Env {
 			return nil
 		},
 		Target: filter.Portable,
+		BackendTLS: func(ns, service, port string) *attach.BackendTLS {
+			if w.tls == nil {
+				return nil
+			}
+			return w.tls.For(ns, service, port)
+		},
 	}
 }
 

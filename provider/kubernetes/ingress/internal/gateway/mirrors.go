@@ -26,7 +26,8 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 	var targets []filter.MirrorTarget
 	for _, m := range mirrors {
 		b, ok := rb.Mirrors[m.Field]
-		if !ok || !b.Usable {
+		tls := t.env.backendTLS(b)
+		if !ok || !b.Usable || (tls != nil && !tls.Accepted) {
 			continue
 		}
 		key := translate.PortKey{Service: translate.Key{Namespace: b.Namespace, Name: b.Name}, Port: netv1.ServiceBackendPort{Number: b.Port}}
@@ -36,7 +37,7 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 			t.p.Problem(m.Field+".backendRef", translate.SeverityError, fmt.Errorf("%w (the rule is served without this mirror)", lb.Err))
 			continue
 		}
-		target := t.tweaked(ri, -1, ruleService{name: name, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), backendTweaks{})
+		target := t.tweaked(ri, -1, ruleService{name: name, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), backendTweaks{}, tls)
 		t.place(target)
 		targets = append(targets, filter.MirrorTarget{Service: target.name, Percent: m.Percent})
 	}

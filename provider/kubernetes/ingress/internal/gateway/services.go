@@ -62,15 +62,23 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 		if b.Weight == 0 {
 			continue // takes no request
 		}
-		if timeoutLimit(tw.timeouts) > 0 && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
+		tls := t.env.backendTLS(b)
+		if tls != nil && !tls.Accepted {
+			t.p.Problem(fmt.Sprintf("spec.rules[%d].backendRefs[%d]", ri, bi), translate.SeverityError,
+				fmt.Errorf("BackendTLSPolicy %s/%s of service %s/%s is not accepted: %s (its share of the requests answers 503)",
+					tls.Namespace, tls.Name, b.Namespace, b.Name, tls.Message))
+			unusable += int64(b.Weight)
+			continue
+		}
+		if (tls != nil || timeoutLimit(tw.timeouts) > 0) && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
 			t.p.Problem(fmt.Sprintf("spec.rules[%d].timeouts", ri), translate.SeverityError,
-				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout would replace (its share of the requests answers 503)",
+				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout or BackendTLSPolicy would replace (its share of the requests answers 503)",
 					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport)))
 			unusable += int64(b.Weight)
 			continue
 		}
 		w := int(b.Weight)
-		rs := t.tweaked(ri, bi, ruleService{name: name, svc: lb.Service}, tw.h2c || speaksH2C(b.AppProtocol), tw)
+		rs := t.tweaked(ri, bi, ruleService{name: name, svc: lb.Service}, tw.h2c || speaksH2C(b.AppProtocol), tw, tls)
 		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
 		lbs = append(lbs, rs)
 	}
@@ -143,15 +151,25 @@ type backendTweaks struct {
 // the backendRef's filters, or as it is. A derived service without
 // filters is shared by every rule that derives it alike; one with
 // filters is the rule's alone.
-func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw backendTweaks) ruleService {
+func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw backendTweaks, tls *attach.BackendTLS) ruleService {
 	var suffixes []string
 	var steps []func(*dynamic.Service) *dynamic.Service
-	if h2c {
-		suffixes, steps = append(suffixes, "h2c"), append(steps, toH2C)
-	}
-	if limit := timeoutLimit(tw.timeouts); limit > 0 {
+	limit := timeoutLimit(tw.timeouts)
+	switch {
+	case tls != nil:
+		// TLS as the policy says; gRPC then negotiates HTTP/2 by ALPN.
+		suffixes, steps = append(suffixes, "tls"), append(steps, toHTTPS, withTransport(t.tlsTransport(tls, tw.timeouts)))
+		if limit > 0 {
+			suffixes = append(suffixes, timeoutSuffix(limit))
+		}
+	case limit > 0:
+		if h2c {
+			suffixes, steps = append(suffixes, "h2c"), append(steps, toH2C)
+		}
 		suffixes = append(suffixes, timeoutSuffix(limit))
 		steps = append(steps, withTransport(t.timeoutTransport(tw.timeouts)))
+	case h2c:
+		suffixes, steps = append(suffixes, "h2c"), append(steps, toH2C)
 	}
 	name := lb.name + "-" + strings.Join(suffixes, "-")
 	if bi >= 0 && bi < len(tw.filters) && len(tw.filters[bi]) > 0 {

@@ -18,8 +18,10 @@ type Backend struct {
 	Port      int32
 	// Weight is the reference's weight, 1 when unset.
 	Weight int32
-	// AppProtocol is the Service port's appProtocol, once it is found.
+	// AppProtocol and PortName are the Service port's appProtocol and
+	// name, once it is found.
 	AppProtocol string
+	PortName    string
 	// Usable is true when traffic may be forwarded to it; otherwise Reason
 	// and Message say why.
 	Usable  bool
@@ -210,7 +212,7 @@ func CheckBackendRef(route Route, ref gatewayv1.BackendObjectReference, look Loo
 		return b.unusable(gatewayv1.RouteReasonUnsupportedProtocol,
 			fmt.Sprintf("Service %s/%s port %d: appProtocol %q cannot carry a %s", b.Namespace, b.Name, b.Port, port.AppProtocol, route.Kind))
 	}
-	b.Usable, b.AppProtocol = true, port.AppProtocol
+	b.Usable, b.AppProtocol, b.PortName = true, port.AppProtocol, port.Name
 	return b
 }
 

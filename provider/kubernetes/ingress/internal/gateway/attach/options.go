@@ -76,6 +76,7 @@ type Service struct {
 
 // ServicePort is one port of a Service.
 type ServicePort struct {
+	Name        string
 	Port        int32
 	AppProtocol string
 }
