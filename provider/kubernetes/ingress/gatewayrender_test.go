@@ -31,7 +31,7 @@ func (s *gatewayTestSnapshot) GRPCRoutes() []*gatewayv1.GRPCRoute           { re
 func (s *gatewayTestSnapshot) ReferenceGrants() []*gatewayv1.ReferenceGrant { return s.grants }
 func (s *gatewayTestSnapshot) Namespace(name string) *corev1.Namespace      { return s.namespaces[name] }
 
-func newGatewayProvider(t *testing.T) *GatewayProvider {
+func newGatewayProvider(t testing.TB) *GatewayProvider {
 	t.Helper()
 	p := &GatewayProvider{}
 	p.SetDefaults()

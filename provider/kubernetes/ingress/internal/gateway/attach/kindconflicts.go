@@ -66,17 +66,25 @@ func ResolveKindConflicts(routes []RouteAttachment) {
 		sort.Slice(ordered, func(i, j int) bool {
 			return routes[ordered[i].route].Route.before(routes[ordered[j].route].Route)
 		})
-		var kept []*claim
+		// The routes that kept the listener, by kind: a route is checked
+		// against those of the other kind only, so that a listener of
+		// HTTPRoutes alone costs no comparison.
+		kept := map[gatewayv1.Kind][]*claim{}
 		for _, c := range ordered {
+			kind := routes[c.route].Route.Kind
+			other := KindGRPCRoute
+			if kind == KindGRPCRoute {
+				other = KindHTTPRoute
+			}
 			winner := -1
-			for _, w := range kept {
-				if routes[w.route].Route.Kind != routes[c.route].Route.Kind && claimsOverlap(w.hosts, c.hosts) {
+			for _, w := range kept[other] {
+				if claimsOverlap(w.hosts, c.hosts) {
 					winner = w.route
 					break
 				}
 			}
 			if winner < 0 {
-				kept = append(kept, c)
+				kept[kind] = append(kept[kind], c)
 				continue
 			}
 			if losers[c.route] == nil {
