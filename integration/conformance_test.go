@@ -78,6 +78,7 @@ var conformanceExtended = []features.FeatureName{
 	features.SupportHTTPRouteRequestPercentageMirror,
 	features.SupportHTTPRouteRetry,
 	features.SupportBackendTLSPolicy,
+	features.SupportGatewayBackendClientCertificate,
 }
 
 // TestGatewayAPIConformance runs the Gateway API conformance suite

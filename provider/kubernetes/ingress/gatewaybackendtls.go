@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 )
 
@@ -149,4 +151,18 @@ func policyOutcomes(x *attach.BackendTLSPolicies, routes []routeOutcome) []polic
 		}
 	}
 	return out
+}
+
+// clientCertificate is the key pair of Secret ref, which a Gateway
+// presents to the backends it reaches over TLS.
+func clientCertificate(snap Snapshot, ref attach.SecretRef) (dynamic.Certificate, error) {
+	s := snap.Secret(ref.Namespace, ref.Name)
+	if s == nil {
+		return dynamic.Certificate{}, fmt.Errorf("secret %s/%s not found", ref.Namespace, ref.Name)
+	}
+	crt, key := s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey]
+	if len(crt) == 0 || len(key) == 0 {
+		return dynamic.Certificate{}, fmt.Errorf("secret %s/%s has no tls.crt and tls.key", ref.Namespace, ref.Name)
+	}
+	return dynamic.Certificate{CertFile: string(crt), KeyFile: string(key)}, nil
 }

@@ -7,6 +7,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
@@ -101,7 +102,8 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 	}
 	out.backendTLS = backendTLSPolicies(snap)
 	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target, BackendTLS: out.backendTLS.For,
-		Gateway: func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
+		ClientCertificate: func(ref attach.SecretRef) (dynamic.Certificate, error) { return clientCertificate(snap, ref) },
+		Gateway:           func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
 	// Every route is attached before any is translated: an HTTPRoute and
 	// a GRPCRoute may not share a hostname on a listener, and the older
 	// keeps it.

@@ -128,29 +128,34 @@ func (c *Client) gatewayHandler() cache.ResourceEventHandler {
 	})
 }
 
-// gatewayCertificateKeys are the Secrets (namespace/name) the listeners of
-// gw name as certificates: core Secrets, in gw's namespace unless the
+// gatewayCertificateKeys are the Secrets (namespace/name) gw names as
+// certificates, its listeners' and the one it presents to backends
+// (spec.tls.backend): core Secrets, in gw's namespace unless the
 // reference says another (which a ReferenceGrant must allow: the render
 // checks that, this only keeps the data at hand).
 func gatewayCertificateKeys(gw *gatewayv1.Gateway) []string {
 	if gw == nil {
 		return nil
 	}
-	var keys []string
+	var refs []gatewayv1.SecretObjectReference
 	for _, l := range gw.Spec.Listeners {
-		if l.TLS == nil {
+		if l.TLS != nil {
+			refs = append(refs, l.TLS.CertificateRefs...)
+		}
+	}
+	if gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil && gw.Spec.TLS.Backend.ClientCertificateRef != nil {
+		refs = append(refs, *gw.Spec.TLS.Backend.ClientCertificateRef)
+	}
+	var keys []string
+	for _, ref := range refs {
+		if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
 			continue
 		}
-		for _, ref := range l.TLS.CertificateRefs {
-			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
-				continue
-			}
-			ns := gw.Namespace
-			if ref.Namespace != nil && *ref.Namespace != "" {
-				ns = string(*ref.Namespace)
-			}
-			keys = append(keys, ns+"/"+string(ref.Name))
+		ns := gw.Namespace
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
 		}
+		keys = append(keys, ns+"/"+string(ref.Name))
 	}
 	return keys
 }

@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"fmt"
 	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
@@ -17,13 +20,18 @@ import (
 // too ("…-t<ms>ms"): a load balancer names one transport.
 
 // tlsTransport defines in the part the servers transport of policy with
-// timeouts (nil: none), once, and returns its name.
-func (t *routeTranslation) tlsTransport(policy *attach.BackendTLS, timeouts *dynamic.ForwardingTimeouts) string {
+// the rule's timeouts and its Gateways' client certificate, once, and
+// returns its name.
+func (t *routeTranslation) tlsTransport(policy *attach.BackendTLS, tw backendTweaks) string {
 	name := "backendtls-" + policy.Namespace + "-" + policy.Name
+	timeouts := tw.timeouts
 	if limit := timeoutLimit(timeouts); limit > 0 {
 		name += "-" + timeoutSuffix(limit)
 	} else {
 		timeouts = nil
+	}
+	if tw.clientSecret != nil {
+		name += "-client-" + tw.clientSecret.Namespace + "-" + tw.clientSecret.Name
 	}
 	for _, tr := range t.p.Transports {
 		if tr.Name == name {
@@ -35,8 +43,53 @@ func (t *routeTranslation) tlsTransport(policy *attach.BackendTLS, timeouts *dyn
 		ft := *timeouts
 		tr.ForwardingTimeouts = &ft
 	}
+	if tw.clientCertificate != nil {
+		tr.Certificates = []dynamic.Certificate{*tw.clientCertificate}
+	}
 	t.p.Transports = append(t.p.Transports, translate.NamedTransport{Name: name, Transport: tr})
 	return name
+}
+
+// tlsSuffix names what TLS derives of a load balancer: "tls", or
+// "tls-client-<namespace>-<name>" with a client certificate.
+func tlsSuffix(tw backendTweaks) string {
+	if tw.clientSecret == nil {
+		return "tls"
+	}
+	return "tls-client-" + tw.clientSecret.Namespace + "-" + tw.clientSecret.Name
+}
+
+// clientCertificate is the client certificate the Gateways of rule ri's
+// programmed listeners present to backends, or why the rule is left out:
+// its routers share one service, which can present one.
+func (t *routeTranslation) clientCertificate(ri int, att *attach.RouteAttachment) (*attach.SecretRef, *dynamic.Certificate, *attach.DroppedRule) {
+	var ref *attach.SecretRef
+	seen := false
+	for pi := range att.Parents {
+		parent := &att.Parents[pi]
+		gw := t.env.Gateway(parent.GatewayNamespace, parent.GatewayName)
+		if !parent.Accepted || gw == nil {
+			continue
+		}
+		if seen && !sameSecret(ref, gw.BackendClientCertificate) {
+			return nil, nil, &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue,
+				Message: "the route's Gateways present different client certificates to backends (spec.tls.backend), and a rule's backends are reached alike"}
+		}
+		ref, seen = gw.BackendClientCertificate, true
+	}
+	if ref == nil || t.env.ClientCertificate == nil {
+		return nil, nil, nil
+	}
+	cert, err := t.env.ClientCertificate(*ref)
+	if err != nil {
+		t.p.Problem("spec.parentRefs", translate.SeverityError, fmt.Errorf("the Gateway's client certificate for backends: %w", err))
+		return nil, nil, nil
+	}
+	return ref, &cert, nil
+}
+
+func sameSecret(a, b *attach.SecretRef) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 // toHTTPS is base with its servers reached over TLS; base is left as it

@@ -69,3 +69,27 @@ func TestHTTPRouteBackendTLS(t *testing.T) {
 	require.Len(t, p.Errs, 1)
 	require.Contains(t, p.Errs[0].Err.Error(), "BackendTLSPolicy shop/api-tls of service shop/api is not accepted")
 }
+
+// A Gateway's client certificate for backends (spec.tls.backend) is in
+// the servers transport of the backends its routes reach over TLS.
+func TestHTTPRouteBackendClientCertificate(t *testing.T) {
+	w := newWorld(t)
+	system := gatewayv1.WellKnownCACertificatesSystem
+	x := attach.ProcessBackendTLSPolicies([]*gatewayv1.BackendTLSPolicy{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-tls"},
+		Spec: gatewayv1.BackendTLSPolicySpec{
+			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
+				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
+			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal", WellKnownCACertificates: &system},
+		}}}, nil)
+	w.tls = &x
+	w.gw.BackendClientCertificate = &attach.SecretRef{Namespace: "infra", Name: "client"}
+	p, dropped := w.translate(t, shopRoute(gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}}))
+	require.Empty(t, dropped)
+	require.Empty(t, p.Errs)
+	for _, r := range p.Routers {
+		require.Equal(t, "shop-web-8080-tls-client-infra-client", r.Config.Service)
+	}
+	require.Len(t, p.Transports, 1)
+	require.Equal(t, "backendtls-shop-web-tls-client-infra-client", p.Transports[0].Name)
+	require.Equal(t, []dynamic.Certificate{{CertFile: "crt of client", KeyFile: "key of client"}}, p.Transports[0].Transport.Certificates)
+}

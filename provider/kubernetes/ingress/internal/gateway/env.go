@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/sliceway/sliceway/config/dynamic"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
@@ -25,6 +26,9 @@ type Env struct {
 	// when it has none), nil when none takes it or when the render reads
 	// no policy.
 	BackendTLS func(namespace, service, port string) *attach.BackendTLS
+	// ClientCertificate is the key pair of a Gateway's
+	// spec.tls.backend.clientCertificateRef, which ProcessGateway checked.
+	ClientCertificate func(ref attach.SecretRef) (dynamic.Certificate, error)
 }
 
 // backendTLS is the policy of backend b, nil when none.

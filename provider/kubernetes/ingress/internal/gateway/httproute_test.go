@@ -84,6 +84,9 @@ func (w *world) env() *Env {
 			return nil
 		},
 		Target: filter.Portable,
+		ClientCertificate: func(ref attach.SecretRef) (dynamic.Certificate, error) {
+			return dynamic.Certificate{CertFile: "crt of " + ref.Name, KeyFile: "key of " + ref.Name}, nil
+		},
 		BackendTLS: func(ns, service, port string) *attach.BackendTLS {
 			if w.tls == nil {
 				return nil

@@ -122,6 +122,10 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		return nil // attached to no programmed listener: nothing to serve
 	}
 	tw := backendTweaks{h2c: rv.h2c, timeouts: rv.timeouts}
+	var d *attach.DroppedRule
+	if tw.clientSecret, tw.clientCertificate, d = t.clientCertificate(ri, att); d != nil {
+		return d
+	}
 	for bi := range rb.Backends {
 		res, d := t.backendFilters(rv, path, bi)
 		if d != nil {

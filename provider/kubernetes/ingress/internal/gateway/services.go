@@ -144,6 +144,10 @@ type backendTweaks struct {
 	// filters are the middlewares of each backendRef's filters, by
 	// index; nil or empty for a backendRef without.
 	filters [][]filter.NamedMiddleware
+	// clientCertificate is what the rule's Gateways present to backends
+	// reached over TLS (spec.tls.backend); nil when nothing.
+	clientCertificate *dynamic.Certificate
+	clientSecret      *attach.SecretRef
 }
 
 // tweaked is lb as rule ri reaches its backendRef bi: with h2c, through
@@ -158,7 +162,7 @@ func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw back
 	switch {
 	case tls != nil:
 		// TLS as the policy says; gRPC then negotiates HTTP/2 by ALPN.
-		suffixes, steps = append(suffixes, "tls"), append(steps, toHTTPS, withTransport(t.tlsTransport(tls, tw.timeouts)))
+		suffixes, steps = append(suffixes, tlsSuffix(tw)), append(steps, toHTTPS, withTransport(t.tlsTransport(tls, tw)))
 		if limit > 0 {
 			suffixes = append(suffixes, timeoutSuffix(limit))
 		}

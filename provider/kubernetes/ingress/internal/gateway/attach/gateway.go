@@ -26,6 +26,10 @@ type Gateway struct {
 	// Conditions are the Gateway's computed conditions: Accepted,
 	// Programmed and ResolvedRefs.
 	Conditions []metav1.Condition
+	// BackendClientCertificate is the Secret whose key pair the Gateway
+	// presents to backends that ask for a client certificate
+	// (spec.tls.backend.clientCertificateRef), nil when none is usable.
+	BackendClientCertificate *SecretRef
 }
 
 // Listener returns the listener called name.
@@ -134,6 +138,9 @@ func ProcessGateway(gw *gatewayv1.Gateway, class *gatewayv1.GatewayClass, opts O
 		gatewayv1.GatewayReasonProgrammed, "Gateway is programmed", gw.Generation)
 
 	var refsProblems []problem
+	if p := g.checkBackendClientCertificate(gw, look); p != nil {
+		refsProblems = append(refsProblems, *p)
+	}
 	if len(unresolved) > 0 {
 		refsProblems = append(refsProblems, problem{string(gatewayv1.GatewayReasonListenersNotResolved),
 			"listener(s) with unresolved references: " + strings.Join(unresolved, ", ")})
@@ -175,4 +182,23 @@ func finishListener(l *Listener, check listenerCheck, c conflict, gatewayAccepte
 		conditionFrom(string(gatewayv1.ListenerConditionProgrammed), notProgrammed,
 			gatewayv1.ListenerReasonProgrammed, "served on entry point "+l.EntryPoint, generation),
 	})
+}
+
+// checkBackendClientCertificate resolves spec.tls.backend.clientCertificateRef
+// as a listener's certificateRef is resolved (a core Secret holding a key
+// pair, in another namespace only with a ReferenceGrant), and keeps it;
+// the problem is the Gateway's ResolvedRefs one.
+func (g *Gateway) checkBackendClientCertificate(gw *gatewayv1.Gateway, look Lookups) *problem {
+	if gw.Spec.TLS == nil || gw.Spec.TLS.Backend == nil || gw.Spec.TLS.Backend.ClientCertificateRef == nil {
+		return nil
+	}
+	secret, p := checkCertificateRef(gw.Namespace, "spec.tls.backend.clientCertificateRef", *gw.Spec.TLS.Backend.ClientCertificateRef, look)
+	if p != nil {
+		if p.reason == string(gatewayv1.ListenerReasonInvalidCertificateRef) {
+			p.reason = string(gatewayv1.GatewayReasonInvalidClientCertificateRef)
+		}
+		return p
+	}
+	g.BackendClientCertificate = &secret
+	return nil
 }

@@ -317,3 +317,36 @@ func TestProcessGatewayConditionOrder(t *testing.T) {
 	}
 	require.Equal(t, []string{"Accepted", "Conflicted", "Programmed", "ResolvedRefs"}, types)
 }
+
+// spec.tls.backend.clientCertificateRef is resolved as a listener's
+// certificate is: a usable one is kept for backends; one of another kind,
+// missing, or across namespaces without a ReferenceGrant makes the
+// Gateway's ResolvedRefs False (InvalidClientCertificateRef or
+// RefNotPermitted) and leaves it accepted.
+func TestProcessGatewayBackendClientCertificate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ref    gatewayv1.SecretObjectReference
+		reason string
+	}{
+		{"usable", secretRef("", "Secret", "", "tls-validity-checks-certificate"), "ResolvedRefs"},
+		{"another kind", secretRef("", "ConfigMap", "", "tls-validity-checks-certificate"), "InvalidClientCertificateRef"},
+		{"missing", secretRef("", "Secret", "", "nonexistent"), "InvalidClientCertificateRef"},
+		{"another namespace, no grant", secretRef("", "Secret", "other", "tls-validity-checks-certificate"), "RefNotPermitted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gw := gateway("gw", listener("http", 80, gatewayv1.HTTPProtocolType))
+			ref := tc.ref
+			gw.Spec.TLS = &gatewayv1.GatewayTLSConfig{Backend: &gatewayv1.GatewayBackendTLS{ClientCertificateRef: &ref}}
+			g := processed(t, gw, testOptions(), conformanceCluster().lookups())
+			status := condFalse
+			if tc.reason == "ResolvedRefs" {
+				status = condTrue
+				require.Equal(t, &SecretRef{Namespace: infraNS, Name: "tls-validity-checks-certificate"}, g.BackendClientCertificate)
+			} else {
+				require.Nil(t, g.BackendClientCertificate)
+			}
+			requireConditions(t, g.Conditions, gwGen, want{"Accepted", condTrue, "Accepted"}, want{"ResolvedRefs", status, tc.reason})
+		})
+	}
+}
