@@ -44,14 +44,8 @@ func TestHTTPRouteBackendTLS(t *testing.T) {
 	)
 	p, dropped := w.translate(t, route)
 	require.Empty(t, dropped)
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
-	serviceOf := map[string]string{}
-	for _, r := range p.Routers {
-		serviceOf[r.Key] = r.Config.Service
-	}
+	services := partServices(p)
+	serviceOf := routerServices(p)
 	require.Equal(t, "shop-web-8080-tls", serviceOf["httproute-shop-cart-infra-gw-http-r0-m0"])
 	require.Equal(t, "shop-web-8080-tls-t2000ms", serviceOf["httproute-shop-cart-infra-gw-http-r1-m0"])
 	require.Equal(t, "httproute-shop-cart-r2-unavailable", serviceOf["httproute-shop-cart-infra-gw-http-r2-m0"], "the policy is not accepted")

@@ -172,18 +172,12 @@ func TestHTTPRouteParts(t *testing.T) {
 		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable", true, 1},
 	}, got)
 
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
+	services := partServices(p)
 	three, one := 3, 1
 	require.Equal(t, []dynamic.WRRService{{Name: "shop-web-8080", Weight: &three}, {Name: "shop-api-8080", Weight: &one}},
 		services["httproute-shop-cart-r1"].Weighted.Services)
 	require.Empty(t, services["httproute-shop-cart-r2-unavailable"].LoadBalancer.Servers, "Traefik answers 503")
-	middlewares := map[string]*dynamic.Middleware{}
-	for _, m := range p.Middlewares {
-		middlewares[m.Name] = m.Middleware
-	}
+	middlewares := partMiddlewares(p)
 	require.Equal(t, &dynamic.Middleware{"errors": map[string]any{"status": []string{"503"}, "statusRewrites": map[string]int{"503": 500},
 		"service": "httproute-shop-cart-r2-unavailable", "query": "/"}}, middlewares["httproute-shop-cart-r2-unavailable-500"], "which the router turns into 500")
 	require.Contains(t, services, "shop-api-8080", "a weighted service's load balancers are the part's, swapped when rebuilt")
@@ -215,10 +209,7 @@ func TestHTTPRouteTimeouts(t *testing.T) {
 	require.Empty(t, p.Errs)
 	require.Equal(t, []attach.DroppedRule{{Index: 4, Reason: gatewayv1.RouteReasonUnsupportedValue,
 		Message: `spec.rules[4].timeouts.request: "soon" is not a Gateway API duration (such as 1h30m, 500ms)`}}, dropped)
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
+	services := partServices(p)
 	serviceOf := map[string]string{}
 	for _, r := range p.Routers {
 		if r.Config.EntryPoints[0] == "web" {
@@ -268,10 +259,7 @@ func TestHTTPRouteBackendFilters(t *testing.T) {
 	require.Empty(t, p.Errs)
 	require.Equal(t, []attach.DroppedRule{{Index: 2, Reason: gatewayv1.RouteReasonUnsupportedValue,
 		Message: "spec.rules[2].backendRefs[0].filters[0].requestMirror: RequestMirror is not served yet"}}, dropped)
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
+	services := partServices(p)
 	one := 1
 	require.Equal(t, []dynamic.WRRService{{Name: "httproute-shop-cart-r0-b0", Weight: &one}, {Name: "httproute-shop-cart-r0-b1", Weight: &one}},
 		services["httproute-shop-cart-r0"].Weighted.Services)
@@ -381,10 +369,7 @@ func TestHTTPRouteBackendH2CByAppProtocol(t *testing.T) {
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
 	require.Empty(t, dropped)
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
+	services := partServices(p)
 	for _, r := range p.Routers {
 		switch r.Config.Service {
 		case "shop-api-8080-h2c":
@@ -395,4 +380,31 @@ func TestHTTPRouteBackendH2CByAppProtocol(t *testing.T) {
 		}
 	}
 	require.Contains(t, services, "shop-api-8080-h2c")
+}
+
+// partServices are the services p defines, by name.
+func partServices(p *translate.Part) map[string]*dynamic.Service {
+	out := map[string]*dynamic.Service{}
+	for _, ns := range p.Services {
+		out[ns.Name] = ns.Service
+	}
+	return out
+}
+
+// routerServices are the services p's routers send to, by router key.
+func routerServices(p *translate.Part) map[string]string {
+	out := map[string]string{}
+	for _, r := range p.Routers {
+		out[r.Key] = r.Config.Service
+	}
+	return out
+}
+
+// partMiddlewares are the middlewares p defines, by name.
+func partMiddlewares(p *translate.Part) map[string]*dynamic.Middleware {
+	out := map[string]*dynamic.Middleware{}
+	for _, m := range p.Middlewares {
+		out[m.Name] = m.Middleware
+	}
+	return out
 }

@@ -33,14 +33,8 @@ func TestHTTPRouteMirrors(t *testing.T) {
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
 	require.Empty(t, dropped)
-	services := map[string]*dynamic.Service{}
-	for _, ns := range p.Services {
-		services[ns.Name] = ns.Service
-	}
-	serviceOf := map[string]string{}
-	for _, r := range p.Routers {
-		serviceOf[r.Key] = r.Config.Service
-	}
+	services := partServices(p)
+	serviceOf := routerServices(p)
 	require.Equal(t, "httproute-shop-cart-r0-mirror", serviceOf["httproute-shop-cart-infra-gw-http-r0-m0"])
 	require.Equal(t, "httproute-shop-cart-r0-mirror", serviceOf["httproute-shop-cart-infra-gw-https-r0-m0"])
 	require.Equal(t, &dynamic.Mirroring{Service: "shop-web-8080", Mirrors: []dynamic.MirrorService{{Name: "shop-api-8080", Percent: 20}}},
