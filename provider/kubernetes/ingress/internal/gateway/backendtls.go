@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"fmt"
-	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -94,20 +93,4 @@ func sameSecret(a, b *attach.SecretRef) bool {
 
 // toHTTPS is base with its servers reached over TLS; base is left as it
 // is.
-func toHTTPS(base *dynamic.Service) *dynamic.Service {
-	if base == nil || base.LoadBalancer == nil {
-		return base
-	}
-	out, lb := *base, *base.LoadBalancer
-	lb.Servers = make([]dynamic.Server, len(base.LoadBalancer.Servers))
-	for i, s := range base.LoadBalancer.Servers {
-		for _, scheme := range []string{"http://", "h2c://"} {
-			if rest, ok := strings.CutPrefix(s.URL, scheme); ok {
-				s.URL = "https://" + rest
-			}
-		}
-		lb.Servers[i] = s
-	}
-	out.LoadBalancer = &lb
-	return &out
-}
+var toHTTPS = withScheme("https://", "http://", "h2c://")

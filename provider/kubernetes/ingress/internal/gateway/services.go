@@ -210,20 +210,28 @@ func withMiddlewares(names []string) func(*dynamic.Service) *dynamic.Service {
 
 // toH2C is base with its http servers reached by h2c; base is left as
 // it is.
-func toH2C(base *dynamic.Service) *dynamic.Service {
-	if base == nil || base.LoadBalancer == nil {
-		return base
-	}
-	out, lb := *base, *base.LoadBalancer
-	lb.Servers = make([]dynamic.Server, len(base.LoadBalancer.Servers))
-	for i, s := range base.LoadBalancer.Servers {
-		if rest, ok := strings.CutPrefix(s.URL, "http://"); ok {
-			s.URL = "h2c://" + rest
+var toH2C = withScheme("h2c://", "http://")
+
+// withScheme is base with its servers of the schemes from reached with
+// scheme to instead; base is left as it is.
+func withScheme(to string, from ...string) func(*dynamic.Service) *dynamic.Service {
+	return func(base *dynamic.Service) *dynamic.Service {
+		if base == nil || base.LoadBalancer == nil {
+			return base
 		}
-		lb.Servers[i] = s
+		out, lb := *base, *base.LoadBalancer
+		lb.Servers = make([]dynamic.Server, len(base.LoadBalancer.Servers))
+		for i, s := range base.LoadBalancer.Servers {
+			for _, scheme := range from {
+				if rest, ok := strings.CutPrefix(s.URL, scheme); ok {
+					s.URL = to + rest
+				}
+			}
+			lb.Servers[i] = s
+		}
+		out.LoadBalancer = &lb
+		return &out
 	}
-	out.LoadBalancer = &lb
-	return &out
 }
 
 // unavailable is the service of the rule's unusable share: a load
