@@ -32,21 +32,17 @@ func (t *routeTranslation) tlsTransport(policy *attach.BackendTLS, tw backendTwe
 	if tw.clientSecret != nil {
 		name += "-client-" + tw.clientSecret.Namespace + "-" + tw.clientSecret.Name
 	}
-	for _, tr := range t.p.Transports {
-		if tr.Name == name {
-			return name
+	return t.transport(name, func() *dynamic.ServersTransport {
+		tr := &dynamic.ServersTransport{ServerName: policy.Hostname, RootCAs: policy.CAs}
+		if timeouts != nil {
+			ft := *timeouts
+			tr.ForwardingTimeouts = &ft
 		}
-	}
-	tr := &dynamic.ServersTransport{ServerName: policy.Hostname, RootCAs: policy.CAs}
-	if timeouts != nil {
-		ft := *timeouts
-		tr.ForwardingTimeouts = &ft
-	}
-	if tw.clientCertificate != nil {
-		tr.Certificates = []dynamic.Certificate{*tw.clientCertificate}
-	}
-	t.p.Transports = append(t.p.Transports, translate.NamedTransport{Name: name, Transport: tr})
-	return name
+		if tw.clientCertificate != nil {
+			tr.Certificates = []dynamic.Certificate{*tw.clientCertificate}
+		}
+		return tr
+	})
 }
 
 // tlsSuffix names what TLS derives of a load balancer: "tls", or

@@ -26,8 +26,11 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 	var targets []filter.MirrorTarget
 	for _, m := range mirrors {
 		b, ok := rb.Mirrors[m.Field]
+		if !ok || !b.Usable {
+			continue
+		}
 		tls := t.env.backendTLS(b)
-		if !ok || !b.Usable || (tls != nil && !tls.Accepted) {
+		if tls != nil && !tls.Accepted {
 			continue
 		}
 		key := translate.PortKey{Service: translate.Key{Namespace: b.Namespace, Name: b.Name}, Port: netv1.ServiceBackendPort{Number: b.Port}}

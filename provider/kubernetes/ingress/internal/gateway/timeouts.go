@@ -34,14 +34,22 @@ func timeoutSuffix(limit time.Duration) string {
 // timeouts, once, and returns its name. Its name says its limit, which
 // decides the rest of the definition.
 func (t *routeTranslation) timeoutTransport(timeouts *dynamic.ForwardingTimeouts) string {
-	name := "gateway-timeout-" + timeoutSuffix(timeoutLimit(timeouts))[1:]
+	return t.transport("gateway-timeout-"+timeoutSuffix(timeoutLimit(timeouts))[1:], func() *dynamic.ServersTransport {
+		ft := *timeouts
+		return &dynamic.ServersTransport{ForwardingTimeouts: &ft}
+	})
+}
+
+// transport defines in the part the servers transport name, made by
+// build unless the part has it already (its name says all of its
+// definition), and returns name.
+func (t *routeTranslation) transport(name string, build func() *dynamic.ServersTransport) string {
 	for _, tr := range t.p.Transports {
 		if tr.Name == name {
 			return name
 		}
 	}
-	ft := *timeouts
-	t.p.Transports = append(t.p.Transports, translate.NamedTransport{Name: name, Transport: &dynamic.ServersTransport{ForwardingTimeouts: &ft}})
+	t.p.Transports = append(t.p.Transports, translate.NamedTransport{Name: name, Transport: build()})
 	return name
 }
 
