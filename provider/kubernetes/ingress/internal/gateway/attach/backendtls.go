@@ -55,7 +55,8 @@ type policyTarget struct{ service, section string }
 // target is the policy of.
 type BackendTLSPolicies struct {
 	Policies []BackendTLS
-	owner    map[string]int // namespace/service/section: index in Policies
+	owner    map[string]int   // namespace/service/section: index in Policies
+	byTarget map[string][]int // namespace/service: the policies targeting it, in order
 }
 
 // CACertificate reads the ca.crt of a ConfigMap: found says whether the
@@ -72,9 +73,15 @@ func ProcessBackendTLSPolicies(policies []*gatewayv1.BackendTLSPolicy, ca CACert
 		}
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	out := BackendTLSPolicies{owner: map[string]int{}}
+	out := BackendTLSPolicies{owner: map[string]int{}, byTarget: map[string][]int{}}
 	for _, p := range sorted {
 		b := processBackendTLS(p, ca)
+		for _, t := range b.targets {
+			key := p.Namespace + "/" + t.service
+			if ts := out.byTarget[key]; len(ts) == 0 || ts[len(ts)-1] != len(out.Policies) {
+				out.byTarget[key] = append(ts, len(out.Policies))
+			}
+		}
 		keys := make([]string, 0, len(b.targets))
 		for _, t := range b.targets {
 			keys = append(keys, p.Namespace+"/"+t.service+"/"+t.section)
@@ -108,16 +115,13 @@ func (x *BackendTLSPolicies) For(namespace, service, port string) *BackendTLS {
 }
 
 // Targeting are the indexes of the policies that target a Service port,
-// taking it or not: the policies whose status names the Gateways that
-// reach it.
+// taking it or not, in order: the policies whose status names the
+// Gateways that reach it. It is asked for every backend of every route,
+// so the policies are indexed by the Service they target.
 func (x *BackendTLSPolicies) Targeting(namespace, service, port string) []int {
 	var out []int
-	for i := range x.Policies {
-		p := &x.Policies[i]
-		if p.Namespace != namespace {
-			continue
-		}
-		if slices.ContainsFunc(p.targets, func(t policyTarget) bool { return t.service == service && (t.section == "" || t.section == port) }) {
+	for _, i := range x.byTarget[namespace+"/"+service] {
+		if slices.ContainsFunc(x.Policies[i].targets, func(t policyTarget) bool { return t.service == service && (t.section == "" || t.section == port) }) {
 			out = append(out, i)
 		}
 	}
