@@ -378,17 +378,19 @@ func BenchmarkRenderAfterSliceChangeWithProblems(b *testing.B) {
 }
 
 func benchSliceChange(b *testing.B, cs kubernetes.Interface) {
-	benchSliceChangeOf(b, cs, benchOptions(), func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
+	benchSliceChangeOf(b, cs, ClientOptions{Provider: benchOptions()}, func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
 }
 
-// benchSliceChangeOf is benchSliceChange with opts on the slice pick
-// chooses, given the first configuration.
-func benchSliceChangeOf(b *testing.B, cs kubernetes.Interface, opts *Provider, pick func(*Result) *discoveryv1.EndpointSlice) {
+// benchSliceChangeOf is benchSliceChange with the client's options co
+// (its Provider, and its Gateway API clientset for the Gateway provider)
+// on the slice pick chooses, given the first configuration.
+func benchSliceChangeOf(b *testing.B, cs kubernetes.Interface, co ClientOptions, pick func(*Result) *discoveryv1.EndpointSlice) {
 	var events atomic.Int64
 	changes := &Changes{}
-	client := syncedClient(b, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) }, Provider: opts})
+	co.OnChange, co.Notify = changes.Record, func(string, bool) { events.Add(1) }
+	client := syncedClient(b, cs, co)
 	ctx := context.Background()
-	r := NewRenderer(opts)
+	r := NewRenderer(co.Provider)
 	prev, _ := r.Render(client.Snapshot(), changes) // takes the initial adds
 	target := pick(prev)
 	slices := cs.DiscoveryV1().EndpointSlices(target.Namespace)
@@ -438,7 +440,7 @@ func BenchmarkRenderAfterSharedSliceChange(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchSliceChangeOf(b, cs, benchOptions(), func(*Result) *discoveryv1.EndpointSlice { return target })
+		benchSliceChangeOf(b, cs, ClientOptions{Provider: benchOptions()}, func(*Result) *discoveryv1.EndpointSlice { return target })
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(services/10+1)/1e3, "us/user")
 	})
 }

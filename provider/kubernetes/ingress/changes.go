@@ -28,6 +28,18 @@ type changeSet struct {
 	objects  map[translate.ObjectKey]struct{} // the objects parts are made of (Ingresses)
 	services map[translate.Key]struct{}       // Services, also for their EndpointSlices
 	secrets  map[translate.Key]struct{}
+	// serviceObjects: a Service itself came, went or changed, not only
+	// its slices. The Gateway front end reads Services beyond their load
+	// balancers (backendRef ports and appProtocols, when it attaches
+	// routes), so such a change renders it in full.
+	serviceObjects bool
+}
+
+// onlyEndpoints says whether nothing changed but EndpointSlices (and
+// Nodes): what a front end that reads Services only through their load
+// balancers can take in by refreshing them in place.
+func (s *changeSet) onlyEndpoints() bool {
+	return !s.full && !s.classes && !s.serviceObjects && len(s.objects) == 0 && len(s.secrets) == 0
 }
 
 // All says that everything may have changed: the next render is full.
@@ -77,6 +89,7 @@ func (s *changeSet) record(kind string, obj any) {
 		add(&s.objects, translate.ObjectKey{Kind: kind, Key: key})
 	case "Service":
 		add(&s.services, key)
+		s.serviceObjects = true
 	case "Secret":
 		add(&s.secrets, key)
 	case "EndpointSlice":

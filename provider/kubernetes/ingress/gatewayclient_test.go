@@ -67,7 +67,7 @@ func gatewayTestObjects() []k8sruntime.Object {
 // created under their resources: the tracker's Add (and so the
 // constructor's objects) guesses the resource of a Gateway as "gatewaies",
 // where no client finds it.
-func newGatewayFake(t *testing.T, objs ...k8sruntime.Object) *gatewayfake.Clientset {
+func newGatewayFake(t testing.TB, objs ...k8sruntime.Object) *gatewayfake.Clientset {
 	t.Helper()
 	gw := gatewayfake.NewSimpleClientset()
 	gw.PrependReactor("update", "*", statusSubresource(gw.Tracker()))

@@ -13,10 +13,18 @@ import (
 // that depend on the changed objects (touched), translates those again
 // (retranslate) and patches the previous configuration with them, or
 // assembles it in full when the patch cannot be made.
+//
+// The Gateway front end's parts are refreshed in place or not at all:
+// when a load balancer cannot be (its part reads what changed), or the
+// patch cannot be made, it renders in full.
 func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
-	r.stats.Incremental++
 	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
 	t := r.touched(ps, snap, getter, set)
+	_, routes := r.dialect.(routeDialect)
+	if routes && len(t.dirty) > 0 {
+		return r.full(snap)
+	}
+	r.stats.Incremental++
 	if len(t.dirty) == 0 && len(t.swaps) == 0 {
 		// Nothing to translate; the warnings about this proxy's Node may
 		// still have changed.
@@ -28,6 +36,11 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	translate.PruneCertificates(&r.memos, st.secUsers)
 	prev := r.conf
 	conf, ok := r.asm.patch(prev, st, olds, news, t.swaps)
+	if !ok && routes {
+		// A full assembly of the state would order the parts otherwise
+		// than routeParts does.
+		return r.full(snap)
+	}
 	if !ok {
 		r.stats.Reassembled++
 		r.conf = r.asm.full(st, st.byKey())

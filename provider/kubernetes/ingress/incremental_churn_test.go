@@ -80,24 +80,8 @@ func (c *churn) step() string {
 		return c.nodeStep(i)
 	}
 	switch op := c.rnd.IntN(20); op {
-	case 0, 1, 2, 3, 4: // an endpoint changes readiness or address
-		s, err := slices.Get(ctx, name+"-0", metav1.GetOptions{})
-		if err != nil {
-			c.did(withErr(slices.Create(ctx, clustergen.Slice(i, 0, 0, 3), metav1.CreateOptions{})))
-			return "slice created " + name
-		}
-		if len(s.Endpoints) == 0 {
-			s.Endpoints = []discoveryv1.Endpoint{clustergen.Endpoint(i, 0)}
-		}
-		ep := &s.Endpoints[c.rnd.IntN(len(s.Endpoints))]
-		if c.rnd.IntN(2) == 0 {
-			ready := ep.Conditions.Ready == nil || !*ep.Conditions.Ready
-			ep.Conditions.Ready = &ready
-		} else {
-			ep.Addresses = []string{clustergen.Address(i, c.rnd.IntN(clustergen.MaxEndpoints))}
-		}
-		c.did(withErr(slices.Update(ctx, s, metav1.UpdateOptions{})))
-		return "slice updated " + name
+	case 0, 1, 2, 3, 4:
+		return c.endpointStep(i)
 	case 5: // a slice moves to another Service, goes, or comes back
 		if s, err := slices.Get(ctx, name+"-1", metav1.GetOptions{}); err == nil && c.rnd.IntN(3) == 0 {
 			to := c.svcName()
@@ -200,6 +184,30 @@ func (c *churn) step() string {
 
 // nodeStep changes a Node (zone label, address, existence), makes a
 // Service a node-port one or back, or sets the zone hints of an endpoint.
+// endpointStep changes the readiness or the address of one endpoint of
+// the first slice of Service i, or creates that slice.
+func (c *churn) endpointStep(i int) string {
+	slices := c.cs.DiscoveryV1().EndpointSlices(churnNS)
+	name := clustergen.Name(i)
+	s, err := slices.Get(c.ctx, name+"-0", metav1.GetOptions{})
+	if err != nil {
+		c.did(withErr(slices.Create(c.ctx, clustergen.Slice(i, 0, 0, 3), metav1.CreateOptions{})))
+		return "slice created " + name
+	}
+	if len(s.Endpoints) == 0 {
+		s.Endpoints = []discoveryv1.Endpoint{clustergen.Endpoint(i, 0)}
+	}
+	ep := &s.Endpoints[c.rnd.IntN(len(s.Endpoints))]
+	if c.rnd.IntN(2) == 0 {
+		ready := ep.Conditions.Ready == nil || !*ep.Conditions.Ready
+		ep.Conditions.Ready = &ready
+	} else {
+		ep.Addresses = []string{clustergen.Address(i, c.rnd.IntN(clustergen.MaxEndpoints))}
+	}
+	c.did(withErr(slices.Update(c.ctx, s, metav1.UpdateOptions{})))
+	return "slice updated " + name
+}
+
 func (c *churn) nodeStep(i int) string {
 	ctx, cs := c.ctx, c.cs
 	name := clustergen.Name(i)

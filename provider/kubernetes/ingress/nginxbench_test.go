@@ -78,6 +78,6 @@ func BenchmarkNGINXRenderAfterSliceChange(b *testing.B) {
 			b.Skip("needs the generated cluster")
 		}
 		cs := nginxBenchClientset(b, services)
-		benchSliceChangeOf(b, cs, nginxBenchOptions(b), func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
+		benchSliceChangeOf(b, cs, ClientOptions{Provider: nginxBenchOptions(b)}, func(res *Result) *discoveryv1.EndpointSlice { return benchSlice(b, cs, res) })
 	})
 }

@@ -105,10 +105,18 @@ type ingressGetter interface {
 func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed bool) {
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
-	if _, routes := r.dialect.(routeDialect); r.res == nil || set.full || !canLookUp || routes {
-		// The Gateway front end's renders are full ones: its incremental
-		// path (which parts a change of a Gateway, a route or a grant
-		// reaches) is not built yet.
+	_, routes := r.dialect.(routeDialect)
+	switch {
+	case r.res == nil || set.full:
+		return r.full(snap)
+	case routes && !set.onlyEndpoints():
+		// The Gateway front end takes a change of EndpointSlices or Nodes
+		// in by refreshing load balancers in place; which routes a change
+		// of a Gateway API object, a Service or a Secret reaches is not
+		// tracked (their priorities, kind conflicts and attachedRoutes
+		// depend on each other): such a change renders it in full.
+		return r.full(snap)
+	case !routes && !canLookUp:
 		return r.full(snap)
 	}
 	if set.nodes && r.loc.FromNode {

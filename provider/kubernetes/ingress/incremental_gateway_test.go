@@ -1,0 +1,171 @@
+package ingress
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayfake "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/fake"
+
+	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
+)
+
+// TestGatewayIncrementalMatchesFull drives random changes through the
+// Gateway provider's informers (EndpointSlices most, Services, Ingresses,
+// Secrets and the routes themselves) and checks after each one that the
+// render equals a full one of the same caches, byte for byte, errors and
+// the status outcome included, and that it says "changed" exactly when
+// the configuration changed. The routes use what follows a load balancer
+// in place (weighted services, timeouts' servers transports, backendRef
+// filters, mirrors, gRPC's h2c), so a slice change that refreshes the
+// load balancers must give what a full render gives.
+func TestGatewayIncrementalMatchesFull(t *testing.T) {
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runGatewayIncremental(t, seed) })
+	}
+}
+
+func runGatewayIncremental(t *testing.T, seed uint64) {
+	const services = 12
+	crt, key := testobjects.SelfSignedPEM(t)
+	cs := fake.NewClientset()
+	for _, o := range clustergen.Cluster(services, 6) {
+		require.NoError(t, cs.Tracker().Add(o))
+	}
+	gw := newGatewayFake(t, gatewayChurnObjects(services)...)
+	var events atomic.Int64
+	changes := &Changes{}
+	opts := &newGatewayProvider(t).Provider
+	client, ctx := startClient(t, cs, ClientOptions{OnChange: changes.Record, Notify: func(string, bool) { events.Add(1) },
+		Gateway: gw, Provider: opts})
+	r := NewRenderer(opts)
+	c := &churn{t: t, rnd: rand.New(rand.NewPCG(seed, 11)), cs: cs, events: &events, ctx: ctx, client: client,
+		crt: crt, key: key, nsvc: services, created: time.Unix(1_700_000_000, 0)}
+	c.want = events.Load()
+	prev, _ := r.Render(client.Snapshot(), changes)
+	require.NotEmpty(t, prev.Configuration.HTTP.Routers)
+	for step := range 300 {
+		var what string
+		switch n := c.rnd.IntN(10); {
+		case n < 6:
+			what = c.endpointStep(c.rnd.IntN(services))
+		case n < 8:
+			what = c.step()
+		default:
+			what = gatewayRouteStep(c, gw, services)
+		}
+		c.wait()
+		got, changed := r.Render(client.Snapshot(), changes)
+		want, _ := NewRenderer(opts).Render(client.Snapshot(), nil)
+		if !equalResults(t, want, got) {
+			t.Fatalf("step %d (%s): the render differs from a full one", step, what)
+		}
+		if !reflect.DeepEqual(want.gateway, got.gateway) {
+			t.Fatalf("step %d (%s): the status outcome differs from a full render's", step, what)
+		}
+		if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
+			t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)
+		}
+		prev = got
+	}
+	st := r.Stats()
+	t.Logf("renders: %+v", st)
+	require.Greater(t, st.Incremental, 100, "most slice changes should be taken in without a full render")
+	require.Positive(t, st.Refreshed)
+}
+
+// gatewayChurnObjects are a GatewayClass of ours, a Gateway with an HTTP
+// listener in the generated cluster's namespace, and for each of its
+// services Services an HTTPRoute of its own host; one in five sends to
+// two Services by weight, one in four has timeouts, one in three runs a
+// header filter on its backendRef, one mirrors to the next Service; a
+// GRPCRoute sends to the first.
+func gatewayChurnObjects(services int) []k8sruntime.Object {
+	objs := []k8sruntime.Object{
+		&gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "sliceway"},
+			Spec: gatewayv1.GatewayClassSpec{ControllerName: DefaultGatewayControllerName}},
+		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "edge"},
+			Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway",
+				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType}}}},
+	}
+	for i := range services {
+		objs = append(objs, churnRoute(i, services))
+	}
+	port := gatewayv1.PortNumber(80)
+	objs = append(objs, &gatewayv1.GRPCRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "greeter", CreationTimestamp: clustergen.Created(services)},
+		Spec: gatewayv1.GRPCRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			Hostnames:       []gatewayv1.Hostname{"grpc.example.com"},
+			Rules: []gatewayv1.GRPCRouteRule{{BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(0)), Port: &port}}}}}},
+		},
+	})
+	return objs
+}
+
+// churnRoute is the HTTPRoute of service i of gatewayChurnObjects.
+func churnRoute(i, services int) *gatewayv1.HTTPRoute {
+	port := gatewayv1.PortNumber(80)
+	ref := func(j int) gatewayv1.BackendObjectReference {
+		return gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(j % services)), Port: &port}
+	}
+	rule := gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{BackendObjectReference: ref(i)}}}}
+	if i%5 == 1 {
+		rule.BackendRefs[0].Weight = new(int32(1))
+		rule.BackendRefs = append(rule.BackendRefs, gatewayv1.HTTPBackendRef{BackendRef: gatewayv1.BackendRef{BackendObjectReference: ref(i + 1), Weight: new(int32(3))}})
+	}
+	if i%4 == 2 {
+		rule.Timeouts = &gatewayv1.HTTPRouteTimeouts{Request: new(gatewayv1.Duration("5s"))}
+	}
+	if i%3 == 0 {
+		rule.BackendRefs[0].Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
+			RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Backend", Value: clustergen.Name(i)}}}}}
+	}
+	if i == 3 {
+		rule.Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestMirror,
+			RequestMirror: &gatewayv1.HTTPRequestMirrorFilter{BackendRef: ref(i + 1)}}}
+	}
+	return &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: clustergen.Name(i), CreationTimestamp: clustergen.Created(i)},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			Hostnames:       []gatewayv1.Hostname{gatewayv1.Hostname(clustergen.Name(i) + ".example.com")},
+			Rules:           []gatewayv1.HTTPRouteRule{rule},
+		},
+	}
+}
+
+// gatewayRouteStep changes one route of gatewayChurnObjects: it goes,
+// comes back, or its backend's weight or its hostname changes.
+func gatewayRouteStep(c *churn, gw *gatewayfake.Clientset, services int) string {
+	routes := gw.GatewayV1().HTTPRoutes(churnNS)
+	i := c.rnd.IntN(services)
+	name := clustergen.Name(i)
+	route, err := routes.Get(c.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		c.did(withErr(routes.Create(c.ctx, churnRoute(i, services), metav1.CreateOptions{})))
+		return "route created " + name
+	}
+	switch c.rnd.IntN(3) {
+	case 0:
+		c.did(routes.Delete(c.ctx, name, metav1.DeleteOptions{}))
+		return "route deleted " + name
+	case 1:
+		b := &route.Spec.Rules[0].BackendRefs[0]
+		b.Weight = new(int32(c.rnd.IntN(3)))
+	default:
+		route.Spec.Hostnames = []gatewayv1.Hostname{gatewayv1.Hostname(fmt.Sprintf("%s-%d.example.com", name, c.rnd.IntN(2)))}
+	}
+	c.did(withErr(routes.Update(c.ctx, route, metav1.UpdateOptions{})))
+	return "route updated " + name
+}
