@@ -6,6 +6,7 @@
 //	go run ./internal/clustergen/cmd -services 10000 -tls > cluster-tls.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -annotations > cluster-annotated.yaml
 //	go run ./internal/clustergen/cmd -services 10000 -nginx > cluster-nginx.yaml
+//	go run ./internal/clustergen/cmd -services 10000 -gateway > cluster-gateway.yaml
 package main
 
 import (
@@ -24,8 +25,12 @@ func main() {
 	withTLS := flag.Bool("tls", false, "give each Ingress a TLS Secret of its own (RSA 2048 certificates)")
 	annotated := flag.Bool("annotations", false, "give Ingresses and Services the router and service annotations of a Traefik user")
 	nginx := flag.Bool("nginx", false, "make every Ingress one of class nginx (IngressClass of k8s.io/ingress-nginx) with the annotations of an ingress-nginx user")
+	gateway := flag.Bool("gateway", false, "a Gateway API user's cluster: no Ingresses, but a Gateway and an HTTPRoute per service (GatewayClass of sliceway's default controllerName)")
 	flag.Parse()
 	objs := clustergen.Cluster(*services, *endpoints)
+	if *gateway {
+		objs = append(clustergen.WithoutIngresses(objs), clustergen.Gateway(*services)...)
+	}
 	if *annotated {
 		clustergen.WithAnnotations(objs)
 	}

@@ -560,40 +560,49 @@ func BenchmarkNoopUpdate(b *testing.B) {
 // renderer-MB). ns/op is the time to list and sync.
 func BenchmarkHeapAfterSync(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		var heap, live, objects, kept float64
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			cs := benchClientset(b, services)
-			base := heapStats()
-			client, err := NewClient(cs, ClientOptions{Provider: benchOptions()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			b.StartTimer()
-			client.Start(ctx)
-			if err := client.WaitForSync(ctx, time.Minute); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			synced := heapStats()
-			writeHeapProfile(b)
-			heap += float64(synced.HeapInuse) - float64(base.HeapInuse)
-			live += float64(synced.HeapAlloc) - float64(base.HeapAlloc)
-			objects += float64(synced.HeapObjects) - float64(base.HeapObjects)
-			r := NewRenderer(benchOptions())
-			r.Render(client.Snapshot(), nil)
-			kept += float64(heapStats().HeapInuse) - float64(synced.HeapInuse)
-			runtime.KeepAlive(r)
-			cancel()
-			client.Shutdown()
-		}
-		b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MB")
-		b.ReportMetric(live/float64(b.N)/(1<<20), "live-MB")
-		// What the garbage collector marks in every cycle.
-		b.ReportMetric(objects/float64(b.N)/1e3, "kobjects")
-		b.ReportMetric(kept/float64(b.N)/(1<<20), "renderer-MB")
+		benchHeapAfterSync(b, func() (kubernetes.Interface, ClientOptions) {
+			return benchClientset(b, services), ClientOptions{Provider: benchOptions()}
+		})
 	})
+}
+
+// benchHeapAfterSync is BenchmarkHeapAfterSync on the clientset and the
+// client options (with the provider's options) that cluster makes anew
+// for each round.
+func benchHeapAfterSync(b *testing.B, cluster func() (kubernetes.Interface, ClientOptions)) {
+	var heap, live, objects, kept float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cs, co := cluster()
+		base := heapStats()
+		client, err := NewClient(cs, co)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		b.StartTimer()
+		client.Start(ctx)
+		if err := client.WaitForSync(ctx, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		synced := heapStats()
+		writeHeapProfile(b)
+		heap += float64(synced.HeapInuse) - float64(base.HeapInuse)
+		live += float64(synced.HeapAlloc) - float64(base.HeapAlloc)
+		objects += float64(synced.HeapObjects) - float64(base.HeapObjects)
+		r := NewRenderer(co.Provider)
+		r.Render(client.Snapshot(), nil)
+		kept += float64(heapStats().HeapInuse) - float64(synced.HeapInuse)
+		runtime.KeepAlive(r)
+		cancel()
+		client.Shutdown()
+	}
+	b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MB")
+	b.ReportMetric(live/float64(b.N)/(1<<20), "live-MB")
+	// What the garbage collector marks in every cycle.
+	b.ReportMetric(objects/float64(b.N)/1e3, "kobjects")
+	b.ReportMetric(kept/float64(b.N)/(1<<20), "renderer-MB")
 }
 
 // writeHeapProfile writes the heap profile to the file

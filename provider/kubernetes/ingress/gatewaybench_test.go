@@ -2,69 +2,94 @@ package ingress
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
-	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/manifests"
 )
 
-// gatewayBenchObjects are the Gateway API objects of the generated
-// cluster (clustergen) of services Services: a GatewayClass of ours, one
-// Gateway with an HTTP listener, and for each Service an HTTPRoute of its
-// own host to its port 80.
-func gatewayBenchObjects(services int) []k8sruntime.Object {
-	objs := []k8sruntime.Object{
-		&gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "sliceway"},
-			Spec: gatewayv1.GatewayClassSpec{ControllerName: DefaultGatewayControllerName}},
-		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: clustergen.Namespace, Name: "edge"},
-			Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway",
-				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType}}}},
-	}
-	port := gatewayv1.PortNumber(80)
-	prefix, root := gatewayv1.PathMatchPathPrefix, "/"
-	for i := range services {
-		name := clustergen.Name(i)
-		objs = append(objs, &gatewayv1.HTTPRoute{
-			ObjectMeta: metav1.ObjectMeta{Namespace: clustergen.Namespace, Name: name, CreationTimestamp: clustergen.Created(i)},
-			Spec: gatewayv1.HTTPRouteSpec{
-				CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
-				Hostnames:       []gatewayv1.Hostname{gatewayv1.Hostname(fmt.Sprintf("%s.example.com", name))},
-				Rules: []gatewayv1.HTTPRouteRule{{
-					Matches: []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: &prefix, Value: &root}}},
-					BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
-						BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(name), Port: &port}}}},
-				}},
-			},
-		})
-	}
-	return objs
+// The Gateway front end's benchmarks run on the generated cluster of a
+// Gateway API user (clustergen.Cluster and clustergen.Gateway: one
+// HTTPRoute per Service), or on the manifests SLICEWAY_BENCH_MANIFESTS
+// names (clustergen's -gateway output), through the provider's informers.
+
+// The generated GatewayClass is of the provider's default controllerName,
+// which clustergen cannot import.
+func TestGeneratedGatewayClassIsOurs(t *testing.T) {
+	class := clustergen.Gateway(0)[0].(*gatewayv1.GatewayClass)
+	require.Equal(t, DefaultGatewayControllerName, string(class.Spec.ControllerName))
 }
 
-// gatewayBenchSnapshot is the generated cluster with gatewayBenchObjects,
-// in memory.
-func gatewayBenchSnapshot(services int) *gatewayTestSnapshot {
-	var objs []any
-	for _, o := range clustergen.Cluster(services, benchEndpoints) {
-		objs = append(objs, o)
-	}
-	snap := &gatewayTestSnapshot{Snapshot: testobjects.NewSnapshot(objs...)}
-	for _, o := range gatewayBenchObjects(services) {
-		switch o := o.(type) {
-		case *gatewayv1.GatewayClass:
-			snap.classes = append(snap.classes, o)
-		case *gatewayv1.Gateway:
-			snap.gateways = append(snap.gateways, o)
-		case *gatewayv1.HTTPRoute:
-			snap.routes = append(snap.routes, o)
+// gatewayBenchClientsets serve the cluster of the Gateway benchmarks.
+func gatewayBenchClientsets(b *testing.B, services int) (kubernetes.Interface, gatewayclient.Interface) {
+	b.Helper()
+	if path := os.Getenv("SLICEWAY_BENCH_MANIFESTS"); path != "" {
+		objs, problems := manifests.Read([]string{path}, manifests.WantedKinds(true))
+		for _, p := range problems {
+			if !p.Warning {
+				b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", p)
+			}
 		}
+		c := manifests.NewCluster()
+		if _, problems := c.Apply(objs); len(problems) > 0 {
+			b.Fatalf("SLICEWAY_BENCH_MANIFESTS: %v", problems[0])
+		}
+		return c.Clientset(), c.GatewayClientset()
 	}
-	return snap
+	return benchClientsetOf(b, clustergen.WithoutIngresses(clustergen.Cluster(services, benchEndpoints))),
+		newGatewayFake(b, clustergen.Gateway(services)...)
+}
+
+// gatewayBenchClient is a synced client of the Gateway provider on the
+// benchmarks' cluster, with that provider's options.
+func gatewayBenchClient(b *testing.B, services int) (*Client, *Provider) {
+	cs, gw := gatewayBenchClientsets(b, services)
+	opts := &newGatewayProvider(b).Provider
+	return syncedClient(b, cs, ClientOptions{Provider: opts, Gateway: gw}), opts
+}
+
+// BenchmarkGatewayRenderFull renders the Gateway front end's whole
+// configuration with a new renderer: the first render.
+func BenchmarkGatewayRenderFull(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		client, opts := gatewayBenchClient(b, services)
+		snap := client.Snapshot()
+		var res *Result
+		b.ReportAllocs()
+		for b.Loop() {
+			res, _ = NewRenderer(opts).Render(snap, nil)
+		}
+		if routes := len(snap.(GatewaySnapshot).HTTPRoutes()); len(res.Errors) > 0 || len(res.Configuration.HTTP.Routers) != routes {
+			b.Fatalf("%d routers for %d routes, %d errors (%v)", len(res.Configuration.HTTP.Routers), routes, len(res.Errors), res.Errors)
+		}
+		reportSize(b, res.Configuration)
+	})
+}
+
+// BenchmarkGatewayRenderFullWarm renders again with the renderer of the
+// last render, as the live path does after a change it takes in full:
+// one of a Gateway API object, a Service or a Secret.
+func BenchmarkGatewayRenderFullWarm(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		client, opts := gatewayBenchClient(b, services)
+		snap := client.Snapshot()
+		r := NewRenderer(opts)
+		res, _ := r.Render(snap, nil)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			res, _ = r.Render(snap, nil)
+		}
+		reportSize(b, res.Configuration)
+	})
 }
 
 // BenchmarkGatewayRenderAfterSliceChange measures the Gateway provider's
@@ -77,8 +102,7 @@ func BenchmarkGatewayRenderAfterSliceChange(b *testing.B) {
 		if services == 0 {
 			b.Skip("needs the generated cluster")
 		}
-		cs := benchClientset(b, services)
-		gw := newGatewayFake(b, gatewayBenchObjects(services)...)
+		cs, gw := gatewayBenchClientsets(b, services)
 		benchSliceChangeOf(b, cs, ClientOptions{Provider: &newGatewayProvider(b).Provider, Gateway: gw}, func(*Result) *discoveryv1.EndpointSlice {
 			s, err := cs.DiscoveryV1().EndpointSlices(clustergen.Namespace).Get(context.Background(), clustergen.Name(services/2)+"-0", metav1.GetOptions{})
 			if err != nil {
@@ -89,36 +113,15 @@ func BenchmarkGatewayRenderAfterSliceChange(b *testing.B) {
 	})
 }
 
-// BenchmarkGatewayRenderFull renders the Gateway front end's whole
-// configuration with a new renderer: the first render.
-func BenchmarkGatewayRenderFull(b *testing.B) {
+// BenchmarkGatewayHeapAfterSync is BenchmarkHeapAfterSync for the Gateway
+// provider: its informers (the Gateway API's beside the others) on the
+// Gateway benchmarks' cluster; renderer-MB is what its render state and
+// last configuration keep.
+func BenchmarkGatewayHeapAfterSync(b *testing.B) {
 	forEachSize(b, func(b *testing.B, services int) {
-		snap := gatewayBenchSnapshot(services)
-		var res *Result
-		b.ReportAllocs()
-		for b.Loop() {
-			res, _ = NewRenderer(&newGatewayProvider(b).Provider).Render(snap, nil)
-		}
-		if len(res.Errors) > 0 || len(res.Configuration.HTTP.Routers) != services {
-			b.Fatalf("%d routers, %d errors (%v)", len(res.Configuration.HTTP.Routers), len(res.Errors), res.Errors)
-		}
-		reportSize(b, res.Configuration)
-	})
-}
-
-// BenchmarkGatewayRenderAgain renders again with the renderer of the
-// last render, as the live path does after a change it takes in full:
-// one of a Gateway API object, a Service or a Secret.
-func BenchmarkGatewayRenderAgain(b *testing.B) {
-	forEachSize(b, func(b *testing.B, services int) {
-		snap := gatewayBenchSnapshot(services)
-		r := NewRenderer(&newGatewayProvider(b).Provider)
-		res, _ := r.Render(snap, nil)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			res, _ = r.Render(snap, nil)
-		}
-		reportSize(b, res.Configuration)
+		benchHeapAfterSync(b, func() (kubernetes.Interface, ClientOptions) {
+			cs, gw := gatewayBenchClientsets(b, services)
+			return cs, ClientOptions{Provider: &newGatewayProvider(b).Provider, Gateway: gw}
+		})
 	})
 }
