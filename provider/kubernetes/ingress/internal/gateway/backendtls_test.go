@@ -48,7 +48,7 @@ func TestHTTPRouteBackendTLS(t *testing.T) {
 	serviceOf := routerServices(p)
 	require.Equal(t, "shop-web-8080-tls", serviceOf["httproute-shop-cart-infra-gw-http-r0-m0"])
 	require.Equal(t, "shop-web-8080-tls-t2000ms", serviceOf["httproute-shop-cart-infra-gw-http-r1-m0"])
-	require.Equal(t, "httproute-shop-cart-r2-unavailable", serviceOf["httproute-shop-cart-infra-gw-http-r2-m0"], "the policy is not accepted")
+	require.Equal(t, "httproute-shop-cart-r2-unavailable-500", serviceOf["httproute-shop-cart-infra-gw-http-r2-m0"], "the policy is not accepted")
 	tls := services["shop-web-8080-tls"].LoadBalancer
 	require.Equal(t, []dynamic.Server{{URL: "https://10.1.0.1:8080"}}, tls.Servers)
 	require.Equal(t, "backendtls-shop-web-tls", tls.ServersTransport)

@@ -15,8 +15,7 @@
 // certificates are the Gateway's), with the rule's filters as its
 // middlewares, sending to the rule's service: the load balancer of its
 // one usable backend, or a weighted service of its backends, where the
-// share of unusable ones goes to a load balancer without servers (Traefik
-// answers 503). Each router carries its match.Order; Priorities turns the
+// share of unusable ones goes to a service that answers 500. Each router carries its match.Order; Priorities turns the
 // orders of all routers of an entry point into Traefik priorities, which
 // only the assembly, seeing every route, can do.
 //

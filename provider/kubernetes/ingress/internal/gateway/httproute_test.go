@@ -168,8 +168,8 @@ func TestHTTPRouteParts(t *testing.T) {
 		{"httproute-shop-cart-infra-gw-https-r0-m0", "websecure", "shop-web-8080", true, 0},
 		{"httproute-shop-cart-infra-gw-http-r1-m0", "web", "httproute-shop-cart-r1", false, 1},
 		{"httproute-shop-cart-infra-gw-https-r1-m0", "websecure", "httproute-shop-cart-r1", true, 1},
-		{"httproute-shop-cart-infra-gw-http-r2-m0", "web", "httproute-shop-cart-r2-unavailable", false, 1},
-		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable", true, 1},
+		{"httproute-shop-cart-infra-gw-http-r2-m0", "web", "httproute-shop-cart-r2-unavailable-500", false, 0},
+		{"httproute-shop-cart-infra-gw-https-r2-m0", "websecure", "httproute-shop-cart-r2-unavailable-500", true, 0},
 	}, got)
 
 	services := partServices(p)
@@ -177,9 +177,12 @@ func TestHTTPRouteParts(t *testing.T) {
 	require.Equal(t, []dynamic.WRRService{{Name: "shop-web-8080", Weight: &three}, {Name: "shop-api-8080", Weight: &one}},
 		services["httproute-shop-cart-r1"].Weighted.Services)
 	require.Empty(t, services["httproute-shop-cart-r2-unavailable"].LoadBalancer.Servers, "Traefik answers 503")
+	require.Empty(t, services["httproute-shop-cart-r2-unavailable-500"].LoadBalancer.Servers)
+	require.Equal(t, []string{"httproute-shop-cart-r2-unavailable-500"}, services["httproute-shop-cart-r2-unavailable-500"].Middlewares,
+		"a service middleware turns the 503 into 500")
 	middlewares := partMiddlewares(p)
 	require.Equal(t, &dynamic.Middleware{"errors": map[string]any{"status": []string{"503"}, "statusRewrites": map[string]int{"503": 500},
-		"service": "httproute-shop-cart-r2-unavailable", "query": "/"}}, middlewares["httproute-shop-cart-r2-unavailable-500"], "which the router turns into 500")
+		"service": "httproute-shop-cart-r2-unavailable", "query": "/"}}, middlewares["httproute-shop-cart-r2-unavailable-500"])
 	require.Contains(t, services, "shop-api-8080", "a weighted service's load balancers are the part's, swapped when rebuilt")
 	require.Len(t, p.Middlewares, 3, "the header filter, once per listener, and the 500")
 	require.NotContains(t, w.asked, translate.PortKey{Service: translate.Key{Namespace: "shop", Name: "gone"}}, "an unusable backend has no load balancer")

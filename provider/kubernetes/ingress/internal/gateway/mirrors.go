@@ -52,5 +52,5 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 	name := t.names.rule(ri) + "-mirror"
 	out := &dynamic.Service{Mirroring: mirroring}
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: out})
-	return ruleService{name: name, svc: out, middleware: svc.middleware}
+	return ruleService{name: name, svc: out, failing: svc.failing}
 }

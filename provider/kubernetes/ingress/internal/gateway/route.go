@@ -139,8 +139,8 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
 	}
-	last := svc.middleware
-	if last == "" && rv.retry != nil {
+	var last string
+	if !svc.failing && rv.retry != nil {
 		// Last before the service: a retry sends the request again as the
 		// rule's filters left it.
 		last = t.names.rule(ri) + "-retry"

@@ -14,21 +14,19 @@ import (
 )
 
 // ruleService is where a rule's routers send: the name of a service and
-// the service itself, and the middleware the routers put last before it,
-// if any.
+// the service itself; failing when it answers every request 500 (none of
+// the rule's backends is usable), which no retry changes.
 type ruleService struct {
-	name       string
-	svc        *dynamic.Service
-	middleware string
+	name    string
+	svc     *dynamic.Service
+	failing bool
 }
 
 // service is the service of rule ri, whose backendRefs resolved as rb:
 // the load balancer of its one usable backend, or a weighted service of
 // its usable backends by weight, in which the share of the unusable ones
-// goes to a load balancer without servers (Traefik answers 503 where the
-// Gateway API asks for 500: a weighted service's member that answers a
-// status of its own cannot be written in a configuration Traefik reads).
-// When none is usable, every request answers 500 (failing). A backend whose Service
+// goes to a service that answers 500, as the Gateway API asks
+// (unavailable). When none is usable, every request goes there. A backend whose Service
 // port has no load balancer (a port the Service lacks, an ExternalName
 // Service refused) counts as unusable, with a problem naming it.
 //
@@ -55,7 +53,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 		lb := t.env.LoadBalancer(key, name)
 		if lb.Err != nil {
 			t.p.Problem(fmt.Sprintf("spec.rules[%d].backendRefs[%d]", ri, bi), translate.SeverityError,
-				fmt.Errorf("%w (its share of the requests answers 503)", lb.Err))
+				fmt.Errorf("%w (its share of the requests answers 500)", lb.Err))
 			unusable += int64(b.Weight)
 			continue
 		}
@@ -65,14 +63,14 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 		tls := t.env.backendTLS(b)
 		if tls != nil && !tls.Accepted {
 			t.p.Problem(fmt.Sprintf("spec.rules[%d].backendRefs[%d]", ri, bi), translate.SeverityError,
-				fmt.Errorf("BackendTLSPolicy %s/%s of service %s/%s is not accepted: %s (its share of the requests answers 503)",
+				fmt.Errorf("BackendTLSPolicy %s/%s of service %s/%s is not accepted: %s (its share of the requests answers 500)",
 					tls.Namespace, tls.Name, b.Namespace, b.Name, tls.Message))
 			unusable += int64(b.Weight)
 			continue
 		}
 		if (tls != nil || timeoutLimit(tw.timeouts) > 0) && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
 			t.p.Problem(fmt.Sprintf("spec.rules[%d].timeouts", ri), translate.SeverityError,
-				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout or BackendTLSPolicy would replace (its share of the requests answers 503)",
+				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout or BackendTLSPolicy would replace (its share of the requests answers 500)",
 					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport)))
 			unusable += int64(b.Weight)
 			continue
@@ -86,7 +84,9 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 	case len(lbs) == 1 && unusable == 0:
 		return lbs[0]
 	case len(lbs) == 0:
-		return t.failing(ri)
+		rs := t.unavailable(ri)
+		rs.failing = true
+		return rs
 	}
 	for _, lb := range lbs {
 		t.place(lb) // a derived one is the part's already
@@ -234,40 +234,33 @@ func withScheme(to string, from ...string) func(*dynamic.Service) *dynamic.Servi
 	}
 }
 
-// unavailable is the service of the rule's unusable share: a load
-// balancer without servers, which Traefik answers 503 with.
+// unavailable is the service of the rule's unusable share, which
+// answers 500: Traefik answers 503 for a load balancer without servers
+// (<rule>-unavailable), so the service runs that load balancer behind an
+// errors middleware of its own (a service middleware, Traefik v3.7) that
+// rewrites the 503 into 500, the body taken from the same load balancer.
+// As a member of a weighted service, it answers its share alone.
 func (t *routeTranslation) unavailable(ri int) ruleService {
-	name := t.names.rule(ri) + "-unavailable"
+	empty := t.names.rule(ri) + "-unavailable"
+	name := empty + "-500"
 	for _, ns := range t.p.Services {
 		if ns.Name == name {
 			return ruleService{name: name, svc: ns.Service}
 		}
 	}
-	svc := dynamic.NewServersService()
-	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: svc})
-	return ruleService{name: name, svc: svc}
-}
-
-// failing is the service of a rule none of whose backends is usable: the
-// load balancer without servers, behind an errors middleware that
-// answers its 503 with the 500 the Gateway API asks for (the body is the
-// load balancer's again).
-func (t *routeTranslation) failing(ri int) ruleService {
-	rs := t.unavailable(ri)
-	rs.middleware = rs.name + "-500"
-	for _, m := range t.p.Middlewares {
-		if m.Name == rs.middleware {
-			return rs
-		}
-	}
 	mw := dynamic.Middleware{"errors": map[string]any{
 		"status":         []string{"503"},
 		"statusRewrites": map[string]int{"503": 500},
-		"service":        rs.name,
+		"service":        empty,
 		"query":          "/",
 	}}
-	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: rs.middleware, Middleware: &mw})
-	return rs
+	t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: name, Middleware: &mw})
+	svc := dynamic.NewServersService()
+	svc.Middlewares = []string{name}
+	t.p.Services = append(t.p.Services,
+		translate.NamedService{Name: empty, Service: dynamic.NewServersService()},
+		translate.NamedService{Name: name, Service: svc})
+	return ruleService{name: name, svc: svc}
 }
 
 // speaksH2C says whether a Service port's appProtocol asks for HTTP/2
