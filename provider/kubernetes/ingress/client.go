@@ -130,7 +130,7 @@ func NewClient(cs kubernetes.Interface, opts ClientOptions) (*Client, error) {
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	for _, ns := range namespaces {
-		if c.spaces[ns], err = c.newNamespaceInformers(cs, ns, opts.LabelSelector); err != nil {
+		if c.spaces[ns], err = c.newNamespaceInformers(cs, ns, opts.LabelSelector, opts.Provider == nil || opts.Provider.readsIngresses()); err != nil {
 			return nil, err
 		}
 	}
@@ -181,7 +181,7 @@ func (c *Client) Start(ctx context.Context) {
 	go func() {
 		defer c.started.Done()
 		for _, ns := range c.spaces {
-			if !cache.WaitForCacheSync(ctx.Done(), ns.ingressInformer.HasSynced) {
+			if ns.ingressInformer != nil && !cache.WaitForCacheSync(ctx.Done(), ns.ingressInformer.HasSynced) {
 				return
 			}
 		}

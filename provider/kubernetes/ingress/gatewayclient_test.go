@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	netv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -385,4 +386,31 @@ func TestClientTellsAMissingGatewayCRD(t *testing.T) {
 	assert.Equal(t, "grpcroutes.gateway.networking.k8s.io", missing[0].Resource)
 	assert.Equal(t, "in all namespaces", missing[0].Where)
 	assert.Contains(t, missing[0].Remedy(), "install the Gateway API CRDs")
+}
+
+// The Gateway provider's client neither lists nor keeps Ingresses and
+// IngressClasses, which it never serves, even where the cluster has them;
+// it still syncs (the Secrets wait for no Ingress informer).
+func TestGatewayClientReadsNoIngress(t *testing.T) {
+	cs := fake.NewClientset(append(gatewayTestNamespaces(),
+		&netv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "sliceway"}},
+		&netv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "legacy"}})...)
+	client, _ := startClient(t, cs, ClientOptions{Gateway: newGatewayFake(t, gatewayTestObjects()...), Provider: &newGatewayProvider(t).Provider})
+	snap := client.Snapshot()
+	assert.Empty(t, snap.Ingresses())
+	assert.Nil(t, snap.(ingressGetter).Ingress("shop", "legacy"))
+	assert.Empty(t, snap.IngressClasses())
+	for _, a := range cs.Actions() {
+		assert.NotContains(t, []string{"ingresses", "ingressclasses"}, a.GetResource().Resource, "%s %s", a.GetVerb(), a.GetResource())
+	}
+	require.NotEmpty(t, snap.(GatewaySnapshot).HTTPRoutes(), "the Gateway API objects are read")
+}
+
+// disableClusterScopeResources is refused by the Gateway provider, which
+// cannot work without GatewayClasses and Namespaces.
+func TestGatewayProviderRefusesNoClusterScope(t *testing.T) {
+	p := &GatewayProvider{}
+	p.SetDefaults()
+	p.DisableClusterScopeResources = true
+	require.ErrorContains(t, p.Validate(), "disableClusterScopeResources: the Gateway provider reads GatewayClasses")
 }

@@ -69,6 +69,9 @@ func (p *GatewayProvider) Validate() error {
 	if strings.TrimSpace(p.ControllerName) == "" {
 		return errors.New("controllerName: must not be empty")
 	}
+	if p.DisableClusterScopeResources {
+		return errors.New("disableClusterScopeResources: the Gateway provider reads GatewayClasses (which Gateways are its own) and Namespaces (the selectors of listeners' allowedRoutes), which are cluster-scoped")
+	}
 	if len(p.EntryPoints) == 0 {
 		return errors.New("entryPoints: none given, so no listener can be served")
 	}

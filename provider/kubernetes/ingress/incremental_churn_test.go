@@ -71,7 +71,6 @@ func (c *churn) svcName() string { return clustergen.Name(c.rnd.IntN(c.nsvc + 2)
 func (c *churn) step() string {
 	ctx, cs := c.ctx, c.cs
 	slices := cs.DiscoveryV1().EndpointSlices(churnNS)
-	services := cs.CoreV1().Services(churnNS)
 	ingresses := cs.NetworkingV1().Ingresses(churnNS)
 	secrets := cs.CoreV1().Secrets(churnNS)
 	i := c.rnd.IntN(c.nsvc)
@@ -95,35 +94,8 @@ func (c *churn) step() string {
 		}
 		c.did(withErr(slices.Create(ctx, clustergen.Slice(i, 1, 5, 9), metav1.CreateOptions{})))
 		return "slice created " + name
-	case 6: // a Service port is renamed, or an annotation changes
-		svc, err := services.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			objs := clustergen.Service(i, 4)
-			c.did(withErr(services.Create(ctx, objs[0].(*corev1.Service), metav1.CreateOptions{})))
-			return "service created " + name
-		}
-		switch c.rnd.IntN(3) {
-		case 0:
-			if svc.Spec.Ports[0].Name == "http" {
-				svc.Spec.Ports[0].Name = "web"
-			} else {
-				svc.Spec.Ports[0].Name = "http"
-			}
-		case 1:
-			svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.serversscheme": "h2c"}
-		default:
-			svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.passhostheader": []string{"false", "maybe"}[c.rnd.IntN(2)]}
-		}
-		c.did(withErr(services.Update(ctx, svc, metav1.UpdateOptions{})))
-		return "service updated " + name
-	case 7: // a Service goes or comes back
-		if err := services.Delete(ctx, name, metav1.DeleteOptions{}); err == nil {
-			c.did(nil)
-			return "service deleted " + name
-		}
-		objs := clustergen.Service(i, 4)
-		c.did(withErr(services.Create(ctx, objs[0].(*corev1.Service), metav1.CreateOptions{})))
-		return "service created " + name
+	case 6, 7:
+		return c.serviceStep(i)
 	case 8, 9, 10, 11, 12: // an Ingress changes
 		ing, err := ingresses.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -184,6 +156,35 @@ func (c *churn) step() string {
 
 // nodeStep changes a Node (zone label, address, existence), makes a
 // Service a node-port one or back, or sets the zone hints of an endpoint.
+// serviceStep changes Service i: renames its port, changes an
+// annotation, deletes it, or creates it again.
+func (c *churn) serviceStep(i int) string {
+	services := c.cs.CoreV1().Services(churnNS)
+	name := clustergen.Name(i)
+	svc, err := services.Get(c.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		c.did(withErr(services.Create(c.ctx, clustergen.Service(i, 4)[0].(*corev1.Service), metav1.CreateOptions{})))
+		return "service created " + name
+	}
+	switch c.rnd.IntN(4) {
+	case 0:
+		if svc.Spec.Ports[0].Name == "http" {
+			svc.Spec.Ports[0].Name = "web"
+		} else {
+			svc.Spec.Ports[0].Name = "http"
+		}
+	case 1:
+		svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.serversscheme": "h2c"}
+	case 2:
+		svc.Annotations = map[string]string{"traefik.ingress.kubernetes.io/service.passhostheader": []string{"false", "maybe"}[c.rnd.IntN(2)]}
+	default:
+		c.did(services.Delete(c.ctx, name, metav1.DeleteOptions{}))
+		return "service deleted " + name
+	}
+	c.did(withErr(services.Update(c.ctx, svc, metav1.UpdateOptions{})))
+	return "service updated " + name
+}
+
 // endpointStep changes the readiness or the address of one endpoint of
 // the first slice of Service i, or creates that slice.
 func (c *churn) endpointStep(i int) string {

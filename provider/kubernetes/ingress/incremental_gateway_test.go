@@ -20,8 +20,8 @@ import (
 )
 
 // TestGatewayIncrementalMatchesFull drives random changes through the
-// Gateway provider's informers (EndpointSlices most, Services, Ingresses,
-// Secrets and the routes themselves) and checks after each one that the
+// Gateway provider's informers (EndpointSlices most, Services and the
+// routes themselves) and checks after each one that the
 // render equals a full one of the same caches, byte for byte, errors and
 // the status outcome included, and that it says "changed" exactly when
 // the configuration changed. The routes use what follows a load balancer
@@ -56,10 +56,10 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	for step := range 300 {
 		var what string
 		switch n := c.rnd.IntN(10); {
-		case n < 6:
+		case n < 7:
 			what = c.endpointStep(c.rnd.IntN(services))
 		case n < 8:
-			what = c.step()
+			what = c.serviceStep(c.rnd.IntN(services))
 		default:
 			what = gatewayRouteStep(c, gw, services)
 		}

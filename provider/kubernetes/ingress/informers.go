@@ -23,7 +23,7 @@ import (
 type namespaceInformers struct {
 	factory         informers.SharedInformerFactory
 	secretFactory   informers.SharedInformerFactory // started once the Ingresses are synced
-	ingressInformer cache.SharedIndexInformer
+	ingressInformer cache.SharedIndexInformer       // nil, as ingresses, when the provider reads no Ingress
 	ingresses       netlisters.IngressLister
 	secrets         corelisters.SecretLister
 	secretStore     cache.Indexer
@@ -94,38 +94,41 @@ func (c *Client) EnsureNodes(ctx context.Context, timeout time.Duration) error {
 	return waitSynced(ctx, []*namedSync{s}, timeout)
 }
 
-func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector string) (*namespaceInformers, error) {
+// newNamespaceInformers sets up the informers of namespace ns (all of
+// them when ns is ""): its Services, EndpointSlices and Secrets, and its
+// Ingresses withIngresses (not for the Gateway provider, which serves
+// none).
+func (c *Client) newNamespaceInformers(cs kubernetes.Interface, ns, selector string, withIngresses bool) (*namespaceInformers, error) {
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
-	ingressInformer := factory.InformerFor(&netv1.Ingress{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return netinformers.NewFilteredIngressInformer(client, ns, resync,
-			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-			func(o *metav1.ListOptions) { o.LabelSelector = selector })
-	})
 	services := factory.Core().V1().Services()
 	secretFactory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	secrets := secretFactory.Core().V1().Secrets()
 	slicesInformer := factory.Discovery().V1().EndpointSlices().Informer()
-	for _, s := range []struct {
+	type informer struct {
 		kind, resource string
 		inf            cache.SharedIndexInformer
 		transform      cache.TransformFunc
 		handler        cache.ResourceEventHandler
-	}{
-		{"Ingress", "ingresses.networking.k8s.io", ingressInformer, nil, c.ingressHandler()},
-		{"Service", "services", services.Informer(), nil, c.handler("Service", c.index.service)},
-		{"Secret", "secrets", secrets.Informer(), c.keep.TransformSecret(c.refs.has), c.secretHandler()},
-		{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, c.handler("EndpointSlice", c.index.slice)},
-	} {
+	}
+	var list []informer
+	out := &namespaceInformers{factory: factory, secretFactory: secretFactory, secrets: secrets.Lister(), secretStore: secrets.Informer().GetIndexer()}
+	if withIngresses {
+		out.ingressInformer = factory.InformerFor(&netv1.Ingress{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+			return netinformers.NewFilteredIngressInformer(client, ns, resync,
+				cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+				func(o *metav1.ListOptions) { o.LabelSelector = selector })
+		})
+		out.ingresses = netlisters.NewIngressLister(out.ingressInformer.GetIndexer())
+		list = append(list, informer{"Ingress", "ingresses.networking.k8s.io", out.ingressInformer, nil, c.ingressHandler()})
+	}
+	list = append(list,
+		informer{"Service", "services", services.Informer(), nil, c.handler("Service", c.index.service)},
+		informer{"Secret", "secrets", secrets.Informer(), c.keep.TransformSecret(c.refs.has), c.secretHandler()},
+		informer{"EndpointSlice", "endpointslices.discovery.k8s.io", slicesInformer, nil, c.handler("EndpointSlice", c.index.slice)})
+	for _, s := range list {
 		if err := c.track(s.kind, s.resource, ns, s.inf, s.transform, s.handler); err != nil {
 			return nil, err
 		}
 	}
-	return &namespaceInformers{
-		factory:         factory,
-		secretFactory:   secretFactory,
-		ingressInformer: ingressInformer,
-		ingresses:       netlisters.NewIngressLister(ingressInformer.GetIndexer()),
-		secrets:         secrets.Lister(),
-		secretStore:     secrets.Informer().GetIndexer(),
-	}, nil
+	return out, nil
 }

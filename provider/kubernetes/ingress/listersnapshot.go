@@ -42,6 +42,9 @@ func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 		return out
 	}
 	for _, ns := range s.c.spaces {
+		if ns.ingresses == nil {
+			continue // not read (the Gateway provider)
+		}
 		list, _ := ns.ingresses.List(s.c.selector)
 		out = append(out, list...)
 	}
@@ -70,7 +73,7 @@ func (s listerSnapshot) plans() []*translate.Plan {
 // does not match the label selector): what an incremental render reads.
 func (s listerSnapshot) Ingress(namespace, name string) *netv1.Ingress {
 	ns := s.space(namespace)
-	if ns == nil {
+	if ns == nil || ns.ingresses == nil {
 		return nil
 	}
 	ing, err := ns.ingresses.Ingresses(namespace).Get(name)

@@ -235,5 +235,9 @@ func checkObjectRef(ref string) error {
 
 // readsClasses says whether the provider reads IngressClasses.
 func (p *Provider) readsClasses() bool {
-	return !p.DisableIngressClassLookup && !p.DisableClusterScopeResources
+	return !p.DisableIngressClassLookup && !p.DisableClusterScopeResources && p.readsIngresses()
 }
+
+// readsIngresses says whether the provider reads Ingresses: the Gateway
+// provider serves none, so its client keeps none in memory.
+func (p *Provider) readsIngresses() bool { return !p.IsGateway() }
