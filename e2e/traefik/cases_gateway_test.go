@@ -10,14 +10,26 @@ func init() {
 		"--providers.kubernetesgateway=true",
 		"--providers.kubernetesgateway.allowfqdnendpoints=true",
 		"--providers.kubernetesgateway.allowloopbackendpoints=true")
-	register(
-		// The Gateway API's "Weighted backends": the share of the requests
-		// of a backendRef that cannot be used (here a Service that does
-		// not exist) answers 500, and the others reach their backends; a
-		// rule none of whose backendRefs is usable answers 500 to all.
-		Case{
-			Name: "gateway-unusable-share",
-			Manifests: `
+	register(gatewayCase())
+}
+
+// gatewayCase is, on one Gateway:
+//   - "Weighted backends": the share of the requests of a backendRef
+//     that cannot be used (a Service that does not exist) answers 500
+//     and the others reach their backends; a rule none of whose
+//     backendRefs is usable answers 500 to all;
+//   - sessionPersistence: a client that sends the session cookie back
+//     stays on the server that set it, among two servers of one Service
+//     (a Permanent cookie, Max-Age its absoluteTimeout) and among two
+//     Services by weight (a Session cookie).
+func gatewayCase() Case {
+	one := &cookieRelay{name: "shop-session", header: map[string]string{}}
+	stayOne := Request{URL: "/session/x", Header: one.header, Check: one.sameBackend}
+	split := &cookieRelay{name: "split-session", header: map[string]string{}}
+	staySplit := Request{URL: "/weighted-session", Header: split.header, Check: split.sameBackend}
+	return Case{
+		Name: "gateway",
+		Manifests: `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: sliceway}
@@ -30,7 +42,9 @@ spec:
   gatewayClassName: sliceway
   listeners:
   - {name: http, port: 80, protocol: HTTP, hostname: {{ .Host }}}
-{{ service "app" "gateway-unusable-share-app" }}
+{{ service "app" "gateway-app" }}
+{{ service "pair" "gateway-pair-a" "gateway-pair-b" }}
+{{ service "other" "gateway-other" }}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -48,12 +62,40 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /all}}]
     backendRefs:
     - {name: app, port: 80}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: sessions, namespace: {{ .Namespace }}}
+spec:
+  parentRefs: [{name: edge}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /session}}]
+    backendRefs:
+    - {name: pair, port: 80}
+    sessionPersistence:
+      sessionName: shop-session
+      absoluteTimeout: 1h
+      cookieConfig: {lifetimeType: Permanent}
+  - matches: [{path: {type: PathPrefix, value: /weighted-session}}]
+    backendRefs:
+    - {name: app, port: 80, weight: 1}
+    - {name: other, port: 80, weight: 1}
+    sessionPersistence: {sessionName: split-session}
 `,
-			Requests: []Request{
-				{URL: "/split/a", Burst: 20, Statuses: map[int]int{200: AtLeastOne, 500: AtLeastOne}},
-				{URL: "/none", Status: 500},
-				{URL: "/all/x", Backend: "gateway-unusable-share-app", Path: "/all/x"},
-			},
+		Requests: []Request{
+			{URL: "/split/a", Burst: 20, Statuses: map[int]int{200: AtLeastOne, 500: AtLeastOne}},
+			{URL: "/none", Status: 500},
+			{URL: "/all/x", Backend: "gateway-app", Path: "/all/x"},
+			// Without the cookie, both servers take requests and each
+			// answer sets it; with it, one server only.
+			{URL: "/session/x", Backends: []string{"gateway-pair-a", "gateway-pair-b"},
+				Check: wantCookie(stickyCookie{name: "shop-session", path: "/", maxAge: 3600})},
+			{URL: "/session/x", Check: one.capture},
+			stayOne, stayOne, stayOne, stayOne,
+			{URL: "/weighted-session", Backends: []string{"gateway-app", "gateway-other"},
+				Check: wantCookie(stickyCookie{name: "split-session", path: "/"})},
+			{URL: "/weighted-session", Check: split.capture},
+			staySplit, staySplit, staySplit, staySplit,
 		},
-	)
+	}
 }

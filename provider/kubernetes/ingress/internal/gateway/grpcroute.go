@@ -22,8 +22,13 @@ func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *att
 		if len(matches) == 0 {
 			matches = []gatewayv1.GRPCRouteMatch{{}} // the API's one match of every service and method
 		}
+		session, err := filter.SessionCookie(field.NewPath("spec", "rules").Index(ri), rule.SessionPersistence, t.names.rule(ri))
+		if err != nil {
+			dropped = append(dropped, *filterDropped(ri, err))
+			continue
+		}
 		rv := ruleView{
-			index: ri, matches: len(matches), unsupported: grpcNotServedYet(rule), h2c: true,
+			index: ri, matches: len(matches), h2c: true, session: session,
 			rules: func(hostnames []string, mi int) ([]match.Rule, error) { return match.GRPC(hostnames, matches[mi]) },
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.GRPCRuleFilters(fe, path, prefix, rule)
@@ -37,12 +42,4 @@ func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *att
 		}
 	}
 	return dropped
-}
-
-// grpcNotServedYet is notServedYet of a GRPCRoute rule.
-func grpcNotServedYet(rule *gatewayv1.GRPCRouteRule) string {
-	if rule.SessionPersistence != nil {
-		return "sessionPersistence is not served yet"
-	}
-	return ""
 }

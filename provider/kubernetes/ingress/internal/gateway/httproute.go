@@ -34,8 +34,13 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 			dropped = append(dropped, *filterDropped(ri, err))
 			continue
 		}
+		session, err := filter.SessionCookie(path, rule.SessionPersistence, t.names.rule(ri))
+		if err != nil {
+			dropped = append(dropped, *filterDropped(ri, err))
+			continue
+		}
 		rv := ruleView{
-			index: ri, matches: len(matches), unsupported: notServedYet(rule), timeouts: timeouts, retry: retry,
+			index: ri, matches: len(matches), timeouts: timeouts, retry: retry, session: session,
 			rules: func(hostnames []string, mi int) ([]match.Rule, error) { return match.HTTP(hostnames, matches[mi]) },
 			filters: func(fe filter.Env, path *field.Path, prefix string) (filter.Result, error) {
 				return filter.HTTPRuleFilters(fe, path, prefix, rule)
@@ -49,14 +54,4 @@ func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *att
 		}
 	}
 	return dropped
-}
-
-// notServedYet says what of a rule this front end does not serve yet,
-// "" when nothing: the rule is then left out rather than served without
-// it.
-func notServedYet(rule *gatewayv1.HTTPRouteRule) string {
-	if rule.SessionPersistence != nil {
-		return "sessionPersistence is not served yet"
-	}
-	return ""
 }

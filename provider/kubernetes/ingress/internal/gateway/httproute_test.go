@@ -146,11 +146,12 @@ func TestHTTPRouteParts(t *testing.T) {
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 3), backend("api", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/gone"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("gone", 1)}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/slow"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)},
-			SessionPersistence: &gatewayv1.SessionPersistence{}},
+			SessionPersistence: &gatewayv1.SessionPersistence{Type: new(gatewayv1.HeaderBasedSessionPersistence)}},
 	)
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
-	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: "sessionPersistence is not served yet"}}, dropped)
+	require.Equal(t, []attach.DroppedRule{{Index: 3, Reason: gatewayv1.RouteReasonUnsupportedValue,
+		Message: `spec.rules[3].sessionPersistence.type: "Header" is not served: Traefik keeps sessions by cookie only`}}, dropped)
 	require.Equal(t, "HTTPRoute", p.Kind)
 
 	type routerView struct {

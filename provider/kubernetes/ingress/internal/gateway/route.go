@@ -44,8 +44,6 @@ type ruleView struct {
 	filters func(env filter.Env, path *field.Path, prefix string) (filter.Result, error)
 	// backendFilters are the filters of the rule's backendRef backend.
 	backendFilters func(env filter.Env, path *field.Path, prefix string, backend int) (filter.Result, error)
-	// unsupported says what of the rule is not served yet; "" when nothing.
-	unsupported string
 	// h2c: the backends speak HTTP/2 without TLS (gRPC), unless their
 	// load balancers say https.
 	h2c bool
@@ -54,6 +52,9 @@ type ruleView struct {
 	timeouts *dynamic.ForwardingTimeouts
 	// retry is the rule's retry middleware; nil when it retries nothing.
 	retry dynamic.Middleware
+	// session is the cookie of the rule's sessionPersistence; nil when
+	// it keeps no session.
+	session *dynamic.Cookie
 }
 
 // pendingRouter is a router of a rule, kept aside until the whole rule
@@ -74,9 +75,6 @@ type pendingRouter struct {
 func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb attach.RuleBackends) *attach.DroppedRule {
 	ri := rv.index
 	path := field.NewPath("spec", "rules").Index(ri)
-	if rv.unsupported != "" {
-		return &attach.DroppedRule{Index: ri, Reason: gatewayv1.RouteReasonUnsupportedValue, Message: rv.unsupported}
-	}
 	var routers []pendingRouter
 	var mws []filter.NamedMiddleware
 	var mirrors []filter.Mirror
@@ -121,7 +119,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	if len(routers) == 0 {
 		return nil // attached to no programmed listener: nothing to serve
 	}
-	tw := backendTweaks{h2c: rv.h2c, timeouts: rv.timeouts}
+	tw := backendTweaks{h2c: rv.h2c, timeouts: rv.timeouts, sticky: rv.session}
 	var d *attach.DroppedRule
 	if tw.clientSecret, tw.clientCertificate, d = t.clientCertificate(ri, att); d != nil {
 		return d

@@ -44,6 +44,7 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 	var members []dynamic.WRRService
 	var lbs []ruleService // the load balancers of members
 	unusable := rb.UnusableWeight
+	tw.stickyMembers = weightedMembers(rb) > 1
 	for bi, b := range rb.Backends {
 		if !b.Usable {
 			continue
@@ -97,6 +98,10 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 	}
 	name := t.names.rule(ri)
 	svc := &dynamic.Service{Weighted: &dynamic.WeightedRoundRobin{Services: members}}
+	if tw.sticky != nil {
+		cookie := *tw.sticky
+		svc.Weighted.Sticky = &dynamic.Sticky{Cookie: &cookie}
+	}
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: svc})
 	return ruleService{name: name, svc: svc}
 }
@@ -144,6 +149,12 @@ type backendTweaks struct {
 	// filters are the middlewares of each backendRef's filters, by
 	// index; nil or empty for a backendRef without.
 	filters [][]filter.NamedMiddleware
+	// sticky is the cookie of the rule's sessionPersistence, nil when it
+	// keeps no session; stickyMembers says the rule's service is a
+	// weighted one, which keeps the session by that cookie, its members
+	// each by one of their own (the cookie's name and "-<backendRef>").
+	sticky        *dynamic.Cookie
+	stickyMembers bool
 	// clientCertificate is what the rule's Gateways present to backends
 	// reached over TLS (spec.tls.backend); nil when nothing.
 	clientCertificate *dynamic.Certificate
@@ -176,6 +187,14 @@ func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw back
 		suffixes, steps = append(suffixes, "h2c"), append(steps, toH2C)
 	}
 	name := lb.name + "-" + strings.Join(suffixes, "-")
+	if tw.sticky != nil && bi >= 0 {
+		cookie := *tw.sticky
+		if tw.stickyMembers {
+			cookie.Name = fmt.Sprintf("%s-%d", cookie.Name, bi)
+		}
+		name = t.names.backend(ri, bi)
+		steps = append(steps, withSticky(&cookie))
+	}
 	if bi >= 0 && bi < len(tw.filters) && len(tw.filters[bi]) > 0 {
 		names := make([]string, len(tw.filters[bi]))
 		for i, m := range tw.filters[bi] {
@@ -193,6 +212,37 @@ func (t *routeTranslation) tweaked(ri, bi int, lb ruleService, h2c bool, tw back
 		}
 		return s
 	})
+}
+
+// withSticky is base, a load balancer, keeping sessions by cookie; base
+// is left as it is.
+func withSticky(cookie *dynamic.Cookie) func(*dynamic.Service) *dynamic.Service {
+	return func(base *dynamic.Service) *dynamic.Service {
+		if base == nil || base.LoadBalancer == nil {
+			return base
+		}
+		out, lb := *base, *base.LoadBalancer
+		lb.Sticky = &dynamic.Sticky{Cookie: cookie}
+		out.LoadBalancer = &lb
+		return &out
+	}
+}
+
+// weightedMembers is how many members the weighted service of rb would
+// have: its backends that take requests (usable ones as themselves,
+// unusable ones in the share that answers 500, one member). A rule of
+// one is served by that backend's load balancer alone.
+func weightedMembers(rb attach.RuleBackends) int {
+	n := 0
+	for _, b := range rb.Backends {
+		if b.Usable && b.Weight > 0 {
+			n++
+		}
+	}
+	if rb.UnusableWeight > 0 {
+		n++
+	}
+	return n
 }
 
 // withMiddlewares is base with middlewares run for every request it
