@@ -18,6 +18,8 @@ func init() {
 //     that cannot be used (a Service that does not exist) answers 500
 //     and the others reach their backends; a rule none of whose
 //     backendRefs is usable answers 500 to all;
+//   - the filters of a backendRef, a RequestMirror among them, run on
+//     the requests that backendRef takes;
 //   - sessionPersistence: a client that sends the session cookie back
 //     stays on the server that set it, among two servers of one Service
 //     (a Permanent cookie, Max-Age its absoluteTimeout) and among two
@@ -81,11 +83,31 @@ spec:
     - {name: app, port: 80, weight: 1}
     - {name: other, port: 80, weight: 1}
     sessionPersistence: {sessionName: split-session}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mirrors, namespace: {{ .Namespace }}}
+spec:
+  parentRefs: [{name: edge}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /mirrored}}]
+    backendRefs:
+    - name: app
+      port: 80
+      filters:
+      - type: RequestHeaderModifier
+        requestHeaderModifier: {set: [{name: X-Backend-Filter, value: app}]}
+      - type: RequestMirror
+        requestMirror: {backendRef: {name: other, port: 80}}
 `,
 		Requests: []Request{
 			{URL: "/split/a", Burst: 20, Statuses: map[int]int{200: AtLeastOne, 500: AtLeastOne}},
 			{URL: "/none", Status: 500},
 			{URL: "/all/x", Backend: "gateway-app", Path: "/all/x"},
+			// A backendRef's filters, a mirror among them, run on the
+			// requests it takes: Traefik builds the mirroring service in
+			// front of the backendRef's own and answers from the latter.
+			{URL: "/mirrored/y", Backend: "gateway-app", Path: "/mirrored/y", UpstreamHeaders: map[string]string{"X-Backend-Filter": "app"}},
 			// Without the cookie, both servers take requests and each
 			// answer sets it; with it, one server only.
 			{URL: "/session/x", Backends: []string{"gateway-pair-a", "gateway-pair-b"},

@@ -250,21 +250,30 @@ func TestHTTPRouteBackendFilters(t *testing.T) {
 	slow := backend("web", 1)
 	slow.Filters = set("slow")
 	limit := gatewayv1.Duration("2s")
-	mirrored := backend("api", 1)
-	mirrored.Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestMirror,
-		RequestMirror: &gatewayv1.HTTPRequestMirrorFilter{BackendRef: gatewayv1.BackendObjectReference{Name: "web"}}}}
+	mirrored, plain := backend("api", 1), backend("web", 3)
+	port := gatewayv1.PortNumber(8080)
+	mirrored.Filters = append(set("mirrored"), gatewayv1.HTTPRouteFilter{Type: gatewayv1.HTTPRouteFilterRequestMirror,
+		RequestMirror: &gatewayv1.HTTPRequestMirrorFilter{BackendRef: gatewayv1.BackendObjectReference{Name: "web", Port: &port}}})
 	route := shopRoute(
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/a"), BackendRefs: []gatewayv1.HTTPBackendRef{web, api}},
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/b"), BackendRefs: []gatewayv1.HTTPBackendRef{slow},
 			Timeouts: &gatewayv1.HTTPRouteTimeouts{Request: &limit}},
-		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/c"), BackendRefs: []gatewayv1.HTTPBackendRef{mirrored}},
+		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/c"), BackendRefs: []gatewayv1.HTTPBackendRef{mirrored, plain}},
 	)
 	p, dropped := w.translate(t, route)
 	require.Empty(t, p.Errs)
-	require.Equal(t, []attach.DroppedRule{{Index: 2, Reason: gatewayv1.RouteReasonUnsupportedValue,
-		Message: "spec.rules[2].backendRefs[0].filters[0].requestMirror: RequestMirror is not served yet"}}, dropped)
+	require.Empty(t, dropped)
 	services := partServices(p)
 	one := 1
+	// A backendRef's mirror copies the requests that backendRef takes
+	// alone: its member of the rule's weighted service is a mirroring
+	// service in front of its own (which runs its other filters).
+	three := 3
+	require.Equal(t, []dynamic.WRRService{{Name: "httproute-shop-cart-r2-b0-mirror", Weight: &one}, {Name: "shop-web-8080", Weight: &three}},
+		services["httproute-shop-cart-r2"].Weighted.Services)
+	require.Equal(t, &dynamic.Mirroring{Service: "httproute-shop-cart-r2-b0", Mirrors: []dynamic.MirrorService{{Name: "shop-web-8080", Percent: 100}}},
+		services["httproute-shop-cart-r2-b0-mirror"].Mirroring)
+	require.Equal(t, []string{"httproute-shop-cart-r2-b0-requestheadermodifier-0"}, services["httproute-shop-cart-r2-b0"].Middlewares)
 	require.Equal(t, []dynamic.WRRService{{Name: "httproute-shop-cart-r0-b0", Weight: &one}, {Name: "httproute-shop-cart-r0-b1", Weight: &one}},
 		services["httproute-shop-cart-r0"].Weighted.Services)
 	b0 := services["httproute-shop-cart-r0-b0"]

@@ -11,15 +11,18 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// mirrored is svc, the service of rule ri, behind Traefik's mirroring
-// service when the rule's RequestMirror filters have backends to copy
-// requests to: the routers name the mirroring service
-// ("<rule>-mirror"), which answers with svc's answer and sends each
-// mirror its share of copies, made after the router's middlewares. A
+// mirrored is svc, the service of a rule or of one of its backendRefs,
+// behind Traefik's mirroring service, named name, when the RequestMirror
+// filters of that rule or backendRef have backends to copy requests to:
+// the routers (or the rule's weighted service) name the mirroring
+// service ("<rule>-mirror", "<rule>-b<backendRef>-mirror"), which answers
+// with svc's answer and sends each mirror its share of copies, made
+// after the router's middlewares (a backendRef's own middlewares run on
+// svc's side, after the copy). A
 // mirror whose backend did not resolve (the route's ResolvedRefs says
 // why) or has no load balancer is left out, and the rule served without
 // it, as the Gateway API asks; with none left, svc is used as it is.
-func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mirror, rb attach.RuleBackends, h2c bool) ruleService {
+func (t *routeTranslation) mirrored(ri int, name string, svc ruleService, mirrors []filter.Mirror, rb attach.RuleBackends, h2c bool) ruleService {
 	if len(mirrors) == 0 {
 		return svc
 	}
@@ -34,13 +37,13 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 			continue
 		}
 		key := translate.PortKey{Service: translate.Key{Namespace: b.Namespace, Name: b.Name}, Port: netv1.ServiceBackendPort{Number: b.Port}}
-		name := key.ServiceName()
-		lb := t.env.LoadBalancer(key, name)
+		lbName := key.ServiceName()
+		lb := t.env.LoadBalancer(key, lbName)
 		if lb.Err != nil {
 			t.p.Problem(m.Field+".backendRef", translate.SeverityError, fmt.Errorf("%w (the rule is served without this mirror)", lb.Err))
 			continue
 		}
-		target := t.tweaked(ri, -1, ruleService{name: name, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), backendTweaks{}, tls)
+		target := t.tweaked(ri, -1, ruleService{name: lbName, svc: lb.Service}, h2c || speaksH2C(b.AppProtocol), backendTweaks{}, tls)
 		t.place(target)
 		targets = append(targets, filter.MirrorTarget{Service: target.name, Percent: m.Percent})
 	}
@@ -49,7 +52,6 @@ func (t *routeTranslation) mirrored(ri int, svc ruleService, mirrors []filter.Mi
 		return svc
 	}
 	t.place(svc)
-	name := t.names.rule(ri) + "-mirror"
 	out := &dynamic.Service{Mirroring: mirroring}
 	t.p.Services = append(t.p.Services, translate.NamedService{Name: name, Service: out})
 	return ruleService{name: name, svc: out, failing: svc.failing}

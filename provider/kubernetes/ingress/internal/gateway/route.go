@@ -130,9 +130,10 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 			return d
 		}
 		tw.filters = append(tw.filters, res.Middlewares)
+		tw.mirrors = append(tw.mirrors, res.Mirrors)
 		mws = append(mws, res.Middlewares...)
 	}
-	svc := t.mirrored(ri, t.service(ri, rb, tw), mirrors, rb, rv.h2c)
+	svc := t.mirrored(ri, t.names.rule(ri)+"-mirror", t.service(ri, rb, tw), mirrors, rb, rv.h2c)
 	for _, m := range mws {
 		mw := m.Middleware
 		t.p.Middlewares = append(t.p.Middlewares, translate.NamedMiddleware{Name: m.Name, Middleware: &mw})
@@ -170,10 +171,6 @@ func (t *routeTranslation) backendFilters(rv ruleView, path *field.Path, bi int)
 	res, err := rv.backendFilters(filter.Env{Target: t.env.Target}, path, t.names.backend(rv.index, bi), bi)
 	if err != nil {
 		return filter.Result{}, filterDropped(rv.index, err)
-	}
-	if len(res.Mirrors) > 0 {
-		return filter.Result{}, &attach.DroppedRule{Index: rv.index, Reason: gatewayv1.RouteReasonUnsupportedValue,
-			Message: res.Mirrors[0].Field + ": RequestMirror is not served yet"}
 	}
 	return res, nil
 }

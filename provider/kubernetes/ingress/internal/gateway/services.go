@@ -78,6 +78,9 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 		}
 		w := int(b.Weight)
 		rs := t.tweaked(ri, bi, ruleService{name: name, svc: lb.Service}, tw.h2c || speaksH2C(b.AppProtocol), tw, tls)
+		if bi < len(tw.mirrors) {
+			rs = t.mirrored(ri, t.names.backend(ri, bi)+"-mirror", rs, tw.mirrors[bi], rb, tw.h2c)
+		}
 		members = append(members, dynamic.WRRService{Name: rs.name, Weight: &w})
 		lbs = append(lbs, rs)
 	}
@@ -147,8 +150,10 @@ type backendTweaks struct {
 	// timeouts are the forwarding timeouts of the rule; nil when none.
 	timeouts *dynamic.ForwardingTimeouts
 	// filters are the middlewares of each backendRef's filters, by
-	// index; nil or empty for a backendRef without.
+	// index; nil or empty for a backendRef without. mirrors are, the
+	// same way, each backendRef's RequestMirror filters.
 	filters [][]filter.NamedMiddleware
+	mirrors [][]filter.Mirror
 	// sticky is the cookie of the rule's sessionPersistence, nil when it
 	// keeps no session; stickyMembers says the rule's service is a
 	// weighted one, which keeps the session by that cookie, its members
