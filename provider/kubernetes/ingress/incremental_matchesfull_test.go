@@ -45,6 +45,16 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	}
 }
 
+// checkChangedSays fails the test unless changed, what a render of step
+// (what changed) said, tells whether its configuration differs from
+// prev's.
+func checkChangedSays(t *testing.T, step int, what string, prev, got *Result, changed bool) {
+	t.Helper()
+	if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
+		t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)
+	}
+}
+
 // runIncremental is one run of TestIncrementalMatchesFull; nginx runs
 // the ingress-nginx provider, whose Ingresses change their
 // nginx.ingress.kubernetes.io annotations too.
@@ -121,9 +131,7 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		if !bytes.Equal(wantYAML, yamlText) {
 			t.Fatalf("step %d (%s): the YAML encoder's text differs from MarshalYAML's:\n%s\n%s", step, what, wantYAML, yamlText)
 		}
-		if same := reflect.DeepEqual(prev.Configuration, got.Configuration); same == changed {
-			t.Fatalf("step %d (%s): changed=%t, but the configurations are equal=%t", step, what, changed, same)
-		}
+		checkChangedSays(t, step, what, prev, got, changed)
 		prev = got
 	}
 	st := r.Stats()
