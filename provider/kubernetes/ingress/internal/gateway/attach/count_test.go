@@ -93,6 +93,30 @@ func TestCountAttachedRoutesRecounts(t *testing.T) {
 	require.Equal(t, int32(0), gws[0].Listeners[0].AttachedRoutes, "a count is set, not added to")
 }
 
+// RecountAttachedRoutes after a change gives what counting all routes
+// gives, and leaves the Gateways it was given as they were.
+func TestRecountAttachedRoutes(t *testing.T) {
+	gws, lookup := processAll(t, conformanceGateways(), Lookups{})
+	all := parentRef("all-namespaces", infraNS, "", 0)
+	one := route(KindHTTPRoute, infraNS, "one", nil, all, parentRef("same-namespace", "", "", 0))
+	two := route(KindHTTPRoute, infraNS, "two", nil, all, all) // two parentRefs to one listener count once
+	before := attachAll(gws, lookup, Lookups{}, one, two)
+	was := attachedCounts(gws[1])
+	require.Equal(t, map[string]int32{"http": 2}, was)
+
+	moved := route(KindHTTPRoute, infraNS, "two", nil, parentRef("same-namespace", "", "", 0))
+	after := AttachRoute(moved, lookup, Lookups{})
+	got := RecountAttachedRoutes(gws, []*RouteAttachment{&before[1]}, []*RouteAttachment{&after})
+	require.Equal(t, was, attachedCounts(gws[1]), "the Gateways given are not modified")
+
+	want, _ := processAll(t, conformanceGateways(), Lookups{})
+	attachAll(want, lookup, Lookups{}, one, moved)
+	for i := range want {
+		require.Equalf(t, attachedCounts(want[i]), attachedCounts(got[i]), "Gateway %s", want[i].Name)
+	}
+	require.Same(t, &gws[0], &RecountAttachedRoutes(gws, nil, nil)[0], "no change, no copy")
+}
+
 func TestCountAttachedRoutesSkipsRefusedParents(t *testing.T) {
 	// Only accepted parents count, even if a caller's attachment still
 	// lists listeners on a refused one.

@@ -36,25 +36,19 @@ func ResolveKindConflicts(routes []RouteAttachment) {
 		hosts [][]gatewayv1.Hostname
 	}
 	claims := map[listenerKey]map[int]*claim{}
-	for r, att := range routes {
-		if att.Route.Kind != KindHTTPRoute && att.Route.Kind != KindGRPCRoute {
+	for r := range routes {
+		if kindSide(routes[r].Route.Kind) < 0 {
 			continue
 		}
-		for _, p := range att.Parents {
-			if !p.Accepted {
-				continue
+		eachClaim(&routes[r], func(k listenerKey, hosts []gatewayv1.Hostname) {
+			if claims[k] == nil {
+				claims[k] = map[int]*claim{}
 			}
-			for _, la := range p.Listeners {
-				k := listenerKey{p.GatewayNamespace, p.GatewayName, la.Listener}
-				if claims[k] == nil {
-					claims[k] = map[int]*claim{}
-				}
-				if claims[k][r] == nil {
-					claims[k][r] = &claim{route: r}
-				}
-				claims[k][r].hosts = append(claims[k][r].hosts, la.Hostnames)
+			if claims[k][r] == nil {
+				claims[k][r] = &claim{route: r}
 			}
-		}
+			claims[k][r].hosts = append(claims[k][r].hosts, hosts)
+		})
 	}
 
 	losers := map[int]map[listenerKey]string{} // route -> listener -> winner

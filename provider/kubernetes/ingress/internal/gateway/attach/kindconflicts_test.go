@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ func TestResolveKindConflicts(t *testing.T) {
 		// ConflictingRouteKind; the others keep all their listeners.
 		refused []string
 		counts  map[string]int32 // all-namespaces listener "http"
+		// contested names the routes KindClaims.Contested finds in a
+		// conflict, before it is settled: the winners too.
+		contested []string
 	}{
 		{
 			name: "an older HTTPRoute keeps a hostname against a GRPCRoute",
@@ -31,7 +35,7 @@ func TestResolveKindConflicts(t *testing.T) {
 				aged(route(KindGRPCRoute, infraNS, "grpc", []string{"api.example.com"}, all, parentRef("all-namespaces", infraNS, "", 81)), young),
 				aged(route(KindHTTPRoute, infraNS, "http", []string{"*.example.com"}, all), old),
 			},
-			refused: []string{"grpc"}, counts: map[string]int32{"http": 1},
+			refused: []string{"grpc"}, counts: map[string]int32{"http": 1}, contested: []string{"grpc", "http"},
 		},
 		{
 			name: "an older GRPCRoute wins as well",
@@ -39,7 +43,7 @@ func TestResolveKindConflicts(t *testing.T) {
 				aged(route(KindGRPCRoute, infraNS, "grpc", []string{"api.example.com"}, all), old),
 				aged(route(KindHTTPRoute, infraNS, "http", []string{"api.example.com"}, all), young),
 			},
-			refused: []string{"http"}, counts: map[string]int32{"http": 1},
+			refused: []string{"http"}, counts: map[string]int32{"http": 1}, contested: []string{"grpc", "http"},
 		},
 		{
 			name: "same age: namespace/name decides",
@@ -47,7 +51,7 @@ func TestResolveKindConflicts(t *testing.T) {
 				aged(route(KindHTTPRoute, infraNS, "b", nil, all), old),
 				aged(route(KindGRPCRoute, infraNS, "a", nil, all), old),
 			},
-			refused: []string{"b"}, counts: map[string]int32{"http": 1},
+			refused: []string{"b"}, counts: map[string]int32{"http": 1}, contested: []string{"a", "b"},
 		},
 		{
 			name: "different hostnames do not conflict",
@@ -72,12 +76,21 @@ func TestResolveKindConflicts(t *testing.T) {
 				aged(route(KindGRPCRoute, infraNS, "grpc", []string{"a.example.com", "b.example.com"}, all), young),
 				aged(route(KindHTTPRoute, infraNS, "http-new", []string{"b.example.com"}, all), metav1.NewTime(young.Add(time.Hour))),
 			},
-			refused: []string{"grpc"}, counts: map[string]int32{"http": 2},
+			refused: []string{"grpc"}, counts: map[string]int32{"http": 2}, contested: []string{"grpc", "http-new", "http-old"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gws, lookup := processAll(t, conformanceGateways(), Lookups{})
+			claims := NewKindClaims(attachRaw(lookup, tt.routes))
+			var contested []string
+			for _, r := range tt.routes {
+				if claims.Contested(r) {
+					contested = append(contested, r.Name)
+				}
+			}
+			slices.Sort(contested)
+			require.Equal(t, tt.contested, contested, "contested")
 			atts := attachAll(gws, lookup, Lookups{}, tt.routes...)
 			for _, att := range atts {
 				p := att.Parents[0]
@@ -109,6 +122,22 @@ func TestResolveKindConflicts(t *testing.T) {
 		require.Equal(t, map[string]int32{"listener-1": 1, "listener-2": 1, "listener-3": 0}, attachedCounts(gws[3]))
 	})
 
+	t.Run("claims follow a route's change", func(t *testing.T) {
+		_, lookup := processAll(t, conformanceGateways(), Lookups{})
+		grpc := aged(route(KindGRPCRoute, infraNS, "grpc", []string{"grpc.example.com"}, all), old)
+		http := aged(route(KindHTTPRoute, infraNS, "http", []string{"web.example.com"}, all), young)
+		claims := NewKindClaims(attachRaw(lookup, []Route{grpc, http}))
+		require.False(t, claims.Contested(http))
+		http.Hostnames = []gatewayv1.Hostname{"*.example.com"}
+		att := AttachRoute(http, lookup, Lookups{})
+		claims.Add(&att)
+		require.True(t, claims.Contested(http))
+		require.True(t, claims.Contested(grpc))
+		claims.Remove(http)
+		require.False(t, claims.Contested(grpc))
+		require.False(t, claims.Contested(http), "a route without claims contests nothing")
+	})
+
 	t.Run("other route kinds are left alone", func(t *testing.T) {
 		atts := []RouteAttachment{{Route: route(KindTLSRoute, infraNS, "t", nil), Parents: []ParentAttachment{{
 			Accepted: true, GatewayNamespace: infraNS, GatewayName: "g", Listeners: []ListenerAttachment{{Listener: "l"}},
@@ -119,4 +148,13 @@ func TestResolveKindConflicts(t *testing.T) {
 		require.True(t, atts[0].Parents[0].Accepted)
 		require.True(t, atts[1].Parents[0].Accepted)
 	})
+}
+
+// attachRaw attaches routes, without settling their conflicts.
+func attachRaw(lookup GatewayLookup, routes []Route) []RouteAttachment {
+	atts := make([]RouteAttachment, len(routes))
+	for i, r := range routes {
+		atts[i] = AttachRoute(r, lookup, Lookups{})
+	}
+	return atts
 }
