@@ -204,6 +204,20 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			})
 		}
 	}
+	// The parts' own services are placed before their routers, which
+	// send to them.
+	middlewares, transports := prev.HTTP.Middlewares, prev.HTTP.ServersTransports
+	if extras {
+		for _, p := range olds {
+			a.removeExtras(out, p)
+		}
+		for _, p := range news {
+			if !a.addExtras(out, p) {
+				return nil, false
+			}
+		}
+		middlewares, transports = a.extras.middlewareMap(middlewares), a.extras.transportMap(transports)
+	}
 	for _, p := range news {
 		for i := range p.Routers {
 			pr := &p.Routers[i]
@@ -223,18 +237,6 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 		if !a.resolve(out, g) {
 			return nil, false
 		}
-	}
-	middlewares, transports := prev.HTTP.Middlewares, prev.HTTP.ServersTransports
-	if extras {
-		for _, p := range olds {
-			a.removeExtras(out, p)
-		}
-		for _, p := range news {
-			if !a.addExtras(out, p) {
-				return nil, false
-			}
-		}
-		middlewares, transports = a.extras.middlewareMap(middlewares), a.extras.transportMap(transports)
 	}
 	tls := prev.TLS
 	if certs || a.extras.tlsChanged {
