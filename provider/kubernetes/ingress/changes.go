@@ -25,7 +25,7 @@ type changeSet struct {
 	full     bool                             // something every part may depend on
 	classes  bool                             // an IngressClass: which Ingresses are served
 	nodes    bool                             // a Node: node ports and the zone of this proxy
-	objects  map[translate.ObjectKey]struct{} // the objects parts are made of (Ingresses)
+	objects  map[translate.ObjectKey]struct{} // the objects parts are made of (Ingresses, routes)
 	services map[translate.Key]struct{}       // Services, also for their EndpointSlices
 	secrets  map[translate.Key]struct{}
 	// serviceObjects: a Service itself came, went or changed, not only
@@ -35,11 +35,12 @@ type changeSet struct {
 	serviceObjects bool
 }
 
-// onlyEndpoints says whether nothing changed but EndpointSlices (and
-// Nodes): what a front end that reads Services only through their load
-// balancers can take in by refreshing them in place.
-func (s *changeSet) onlyEndpoints() bool {
-	return !s.full && !s.classes && !s.serviceObjects && len(s.objects) == 0 && len(s.secrets) == 0
+// onlyRoutes says whether nothing changed but the objects parts are
+// made of, EndpointSlices and Nodes: what the Gateway front end, which
+// reads Services beyond their load balancers, can take in without a
+// full render (renderer.go).
+func (s *changeSet) onlyRoutes() bool {
+	return !s.full && !s.classes && !s.serviceObjects && len(s.secrets) == 0
 }
 
 // All says that everything may have changed: the next render is full.
@@ -85,7 +86,7 @@ func (s *changeSet) record(kind string, obj any) {
 		return
 	}
 	switch kind {
-	case "Ingress":
+	case "Ingress", "HTTPRoute", "GRPCRoute":
 		add(&s.objects, translate.ObjectKey{Kind: kind, Key: key})
 	case "Service":
 		add(&s.services, key)

@@ -111,6 +111,9 @@ type policyOutcome struct {
 // a Gateway of ours: a route attached to it (accepted there) reaches a
 // Service port the policy targets, as a backendRef or a mirror.
 func policyOutcomes(x *attach.BackendTLSPolicies, routes []routeOutcome) []policyOutcome {
+	if len(x.Policies) == 0 {
+		return nil
+	}
 	ancestors := make([][]attach.PolicyAncestor, len(x.Policies))
 	add := func(i int, a attach.PolicyAncestor) {
 		for _, have := range ancestors[i] {

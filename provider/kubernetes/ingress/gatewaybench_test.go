@@ -3,7 +3,9 @@ package ingress
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -111,6 +113,84 @@ func BenchmarkGatewayRenderAfterSliceChange(b *testing.B) {
 			return s
 		})
 	})
+}
+
+// BenchmarkGatewayRenderAfterRouteChange measures the Gateway provider's
+// work after one HTTPRoute changed, on the live path, as
+// BenchmarkGatewayRenderAfterSliceChange does: that route is translated
+// again and every router ranked again. With change=filter a header
+// filter comes and goes: no other router moves. With change=path the
+// route's path match turns longer and back, which takes its router past
+// the half of the others ranked before it: their priorities move by one,
+// and they are placed again (the most a route change moves).
+func BenchmarkGatewayRenderAfterRouteChange(b *testing.B) {
+	changes := []struct {
+		name   string
+		toggle func(rule *gatewayv1.HTTPRouteRule, on bool)
+	}{
+		{"filter", func(rule *gatewayv1.HTTPRouteRule, on bool) {
+			rule.Filters = nil
+			if on {
+				rule.Filters = []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier,
+					RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{Set: []gatewayv1.HTTPHeader{{Name: "X-Bench", Value: "on"}}}}}
+			}
+		}},
+		{"path", func(rule *gatewayv1.HTTPRouteRule, on bool) {
+			value := "/"
+			if on {
+				value = "/v1"
+			}
+			rule.Matches[0].Path.Value = &value
+		}},
+	}
+	for _, change := range changes {
+		b.Run("change="+change.name, func(b *testing.B) {
+			forEachSize(b, func(b *testing.B, services int) {
+				if services == 0 {
+					b.Skip("needs the generated cluster")
+				}
+				benchRouteChange(b, services, change.toggle)
+			})
+		})
+	}
+}
+
+// benchRouteChange renders after each toggle of the rule of the route in
+// the middle of the Gateway benchmarks' cluster.
+func benchRouteChange(b *testing.B, services int, toggle func(rule *gatewayv1.HTTPRouteRule, on bool)) {
+	cs, gw := gatewayBenchClientsets(b, services)
+	var events atomic.Int64
+	changes := &Changes{}
+	co := ClientOptions{Provider: &newGatewayProvider(b).Provider, Gateway: gw, OnChange: changes.Record,
+		Notify: func(string, bool) { events.Add(1) }}
+	client := syncedClient(b, cs, co)
+	ctx := context.Background()
+	r := NewRenderer(co.Provider)
+	r.Render(client.Snapshot(), changes) // takes the initial adds
+	routes := gw.GatewayV1().HTTPRoutes(clustergen.Namespace)
+	route, err := routes.Get(ctx, clustergen.Name(services/2), metav1.GetOptions{})
+	require.NoError(b, err)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		toggle(&route.Spec.Rules[0], i%2 == 0)
+		want := events.Load() + 1
+		if route, err = routes.Update(ctx, route, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for events.Load() < want {
+			time.Sleep(50 * time.Microsecond)
+		}
+		b.StartTimer()
+		if _, changed := r.Render(client.Snapshot(), changes); !changed {
+			b.Fatal("the change did not reach the configuration")
+		}
+	}
+	b.StopTimer()
+	if st := r.Stats(); st.Full != 1 {
+		b.Fatalf("%d full renders, want only the first: %+v", st.Full, st)
+	}
 }
 
 // BenchmarkGatewayHeapAfterSync is BenchmarkHeapAfterSync for the Gateway

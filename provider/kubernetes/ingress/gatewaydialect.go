@@ -7,8 +7,6 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
@@ -24,8 +22,12 @@ type routeDialect interface {
 	// routeParts translates the objects of snap this dialect serves, each
 	// into its part through ps (which builds their load balancers), in
 	// the order of their keys, and says what it concluded of them for
-	// their status.
-	routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome)
+	// their status, and what their attachments claim (the kind
+	// conflicts an incremental render checks a change against).
+	routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome, *attach.KindClaims)
+	// rerouteParts translates again some of those objects after a change
+	// (gatewayincremental.go).
+	rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey) ([]*ingressPart, *gatewayOutcome, bool)
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
@@ -63,10 +65,10 @@ func (noIngress) Serves(*netv1.Ingress) bool { return false }
 // least one, then ranks the routers of each entry point over all routes
 // (their priorities depend on each other). The outcome is what the
 // render concluded about each object of ours, for its status.
-func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome) {
+func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome, *attach.KindClaims) {
 	objs, ok := snap.(GatewaySnapshot)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	out := &gatewayOutcome{}
 	look := gatewayLookups(snap, objs, ps.tr.Memos)
@@ -95,72 +97,41 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 			parts = append(parts, p)
 		}
 	}
-	gateways := make(map[translate.Key]*attach.Gateway, len(out.gateways))
-	for i := range out.gateways {
-		g := &out.gateways[i]
-		gateways[translate.Key{Namespace: g.Namespace, Name: g.Name}] = g
-	}
 	out.backendTLS = backendTLSPolicies(snap)
-	env := &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target, BackendTLS: out.backendTLS.For,
-		ClientCertificate: func(ref attach.SecretRef) (dynamic.Certificate, error) { return clientCertificate(snap, ref) },
-		Gateway:           func(ns, name string) *attach.Gateway { return gateways[translate.Key{Namespace: ns, Name: name}] }}
+	env := d.routeEnv(ps, snap, &out.backendTLS, out.gateways)
 	// Every route is attached before any is translated: an HTTPRoute and
 	// a GRPCRoute may not share a hostname on a listener, and the older
 	// keeps it.
-	https, grpcs := sortedByKey(objs.HTTPRoutes()), sortedByKey(objs.GRPCRoutes())
-	atts := make([]attach.RouteAttachment, 0, len(https)+len(grpcs))
-	for _, r := range https {
-		atts = append(atts, attach.AttachRoute(attach.RouteFromHTTP(r), env.Gateway, look))
+	routes := gatewayRoutes(objs)
+	atts := make([]attach.RouteAttachment, len(routes))
+	for i, rt := range routes {
+		atts[i] = attach.AttachRoute(rt.view(), env.Gateway, look)
 	}
-	for _, r := range grpcs {
-		atts = append(atts, attach.AttachRoute(attach.RouteFromGRPC(r), env.Gateway, look))
-	}
+	claims := attach.NewKindClaims(atts)
 	attach.ResolveKindConflicts(atts)
-	var routers []*translate.Router
+	var served []*ingressPart // the parts of the routes attached somewhere
 	for i := range atts {
-		att := &atts[i]
-		if len(att.Parents) == 0 {
+		if len(atts[i].Parents) == 0 {
 			continue // names no Gateway of ours: not ours to serve or to tell
 		}
-		var bc attach.BackendCheck
-		var translated func(*translate.Part) []attach.DroppedRule
-		rules := 0
-		if i < len(https) {
-			route := https[i]
-			bc, rules = attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look), len(route.Spec.Rules)
-			bc.CheckMirrors(att.Route, attach.HTTPRouteMirrorRefs(route), look)
-			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.HTTPRoute(env, part, route, att, &bc) }
-		} else {
-			route := grpcs[i-len(https)]
-			bc, rules = attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look), len(route.Spec.Rules)
-			bc.CheckMirrors(att.Route, attach.GRPCRouteMirrorRefs(route), look)
-			translated = func(part *translate.Part) []attach.DroppedRule { return gateway.GRPCRoute(env, part, route, att, &bc) }
+		ro, p := buildRoute(ps, env, look, routes[i], &atts[i])
+		if p != nil {
+			served = append(served, p)
 		}
-		if slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
-			p := &ingressPart{}
-			var dropped []attach.DroppedRule
-			ps.build(p, func(part *translate.Part) { dropped = translated(part) })
-			attach.ApplyDroppedRules(att, rules, dropped)
-			parts = append(parts, p)
-			for j := range p.Routers {
-				routers = append(routers, &p.Routers[j])
-			}
-		}
-		out.routes = append(out.routes, routeOutcome{att: att, backends: bc})
+		out.routes = append(out.routes, ro)
 	}
 	attach.CountAttachedRoutes(out.gateways, atts)
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)
 	// The routers are this render's own, not yet handed out: their
 	// priorities are set in place.
-	prios, err := gateway.Priorities(routers)
-	for _, rt := range routers {
-		if err != nil {
-			rt.Part.Problem(rt.Path.String(), translate.SeverityError, err)
-			continue
+	if _, err := rankRoutes(served, nil); err != nil {
+		for _, p := range served {
+			for i := range p.Routers {
+				p.Problem(p.Routers[i].Path.String(), translate.SeverityError, err)
+			}
 		}
-		rt.Config.Priority = prios[rt]
 	}
-	return parts, out
+	return append(parts, served...), out, claims
 }
 
 // gatewayOutcome is what a render of the Gateway front end concluded

@@ -45,6 +45,7 @@ type gatewayInformers struct {
 // gatewayNamespaceInformers are the Gateway API informers of one watched
 // namespace (or of all of them).
 type gatewayNamespaceInformers struct {
+	namespace        string // metav1.NamespaceAll for all
 	factory          gatewayinformers.SharedInformerFactory
 	gatewaysInformer cache.SharedIndexInformer
 	gateways         gatewaylisters.GatewayLister
@@ -105,6 +106,7 @@ func (c *Client) newGatewayNamespaceInformers(cs kubernetes.Interface, gw gatewa
 		}
 	}
 	space := &gatewayNamespaceInformers{
+		namespace:        ns,
 		factory:          factory,
 		gatewaysInformer: gateways.Informer(),
 		gateways:         gateways.Lister(),

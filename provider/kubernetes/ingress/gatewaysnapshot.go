@@ -2,6 +2,7 @@ package ingress
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -75,6 +76,43 @@ func (s gatewayListerSnapshot) GRPCRoutes() []*gatewayv1.GRPCRoute {
 		out = append(out, list...)
 	}
 	return out
+}
+
+// routeGetter is what an incremental render of the Gateway front end
+// needs of a snapshot beyond GatewaySnapshot: one route by name (nil when
+// it is gone or not watched).
+type routeGetter interface {
+	HTTPRoute(namespace, name string) *gatewayv1.HTTPRoute
+	GRPCRoute(namespace, name string) *gatewayv1.GRPCRoute
+}
+
+func (s gatewayListerSnapshot) HTTPRoute(namespace, name string) *gatewayv1.HTTPRoute {
+	if ns := s.space(namespace); ns != nil {
+		if r, err := ns.httpRoutes.HTTPRoutes(namespace).Get(name); err == nil {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s gatewayListerSnapshot) GRPCRoute(namespace, name string) *gatewayv1.GRPCRoute {
+	if ns := s.space(namespace); ns != nil {
+		if r, err := ns.grpcRoutes.GRPCRoutes(namespace).Get(name); err == nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// space is the informers of the Gateway API objects of namespace, nil
+// when it is not watched.
+func (s gatewayListerSnapshot) space(namespace string) *gatewayNamespaceInformers {
+	for _, ns := range s.informers().spaces {
+		if ns.namespace == metav1.NamespaceAll || ns.namespace == namespace {
+			return ns
+		}
+	}
+	return nil
 }
 
 func (s gatewayListerSnapshot) ReferenceGrants() []*gatewayv1.ReferenceGrant {

@@ -14,15 +14,15 @@ import (
 // (retranslate) and patches the previous configuration with them, or
 // assembles it in full when the patch cannot be made.
 //
-// The Gateway front end's parts are refreshed in place or not at all:
-// when a load balancer cannot be (its part reads what changed), or the
-// patch cannot be made, it renders in full.
+// The Gateway front end's parts are refreshed in place, or its routes
+// translated again (reroute); when the patch cannot be made, it renders
+// in full.
 func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
 	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
 	t := r.touched(ps, snap, getter, set)
 	_, routes := r.dialect.(routeDialect)
 	if routes && len(t.dirty) > 0 {
-		return r.full(snap)
+		return r.reroute(snap, t)
 	}
 	r.stats.Incremental++
 	if len(t.dirty) == 0 && len(t.swaps) == 0 {
@@ -81,7 +81,11 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 		}
 	}
 	for key := range set.objects {
-		t.ingress(key)
+		if key.Kind == translate.KindIngress {
+			t.ingress(key)
+		} else {
+			t.dirty[key] = struct{}{} // a route: reroute reads what else it reaches
+		}
 	}
 	if set.nodes && st.nodeEntries > 0 {
 		// Node ports: the load balancers built from the Nodes.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,18 +55,25 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
 	require.NotEmpty(t, prev.Configuration.HTTP.Routers)
+	routeSteps := 0
 	for step := range 300 {
 		var what string
+		contested := false
 		switch n := c.rnd.IntN(10); {
 		case n < 7:
 			what = c.endpointStep(c.rnd.IntN(services))
 		case n < 8:
 			what = c.serviceStep(c.rnd.IntN(services))
 		default:
-			what = gatewayRouteStep(c, gw, services)
+			what, contested = gatewayRouteStep(c, gw, services)
+			routeSteps++
 		}
 		c.wait()
+		fulls := r.Stats().Full
 		got, changed := r.Render(client.Snapshot(), changes)
+		if routeStep := strings.HasPrefix(what, "route") || strings.HasPrefix(what, "grpc"); routeStep && !contested && r.Stats().Full != fulls {
+			t.Fatalf("step %d (%s): a change of a route rendered in full", step, what)
+		}
 		want, _ := NewRenderer(opts).Render(client.Snapshot(), nil)
 		if !equalResults(t, want, got) {
 			t.Fatalf("step %d (%s): the render differs from a full one", step, what)
@@ -79,6 +88,7 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	t.Logf("renders: %+v", st)
 	require.Greater(t, st.Incremental, 100, "most slice changes should be taken in without a full render")
 	require.Positive(t, st.Refreshed)
+	require.Positive(t, routeSteps)
 }
 
 // gatewayChurnObjects are a GatewayClass of ours, a Gateway with an HTTP
@@ -103,7 +113,7 @@ func gatewayChurnObjects(services int) []k8sruntime.Object {
 		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "greeter", CreationTimestamp: clustergen.Created(services)},
 		Spec: gatewayv1.GRPCRouteSpec{
 			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
-			Hostnames:       []gatewayv1.Hostname{"grpc.example.com"},
+			Hostnames:       []gatewayv1.Hostname{"grpc0.example.com"},
 			Rules: []gatewayv1.GRPCRouteRule{{BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: gatewayv1.BackendRef{
 				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(0)), Port: &port}}}}}},
 		},
@@ -143,27 +153,65 @@ func churnRoute(i, services int) *gatewayv1.HTTPRoute {
 	}
 }
 
-// gatewayRouteStep changes one route of gatewayChurnObjects: it goes,
-// comes back, or its backend's weight or its hostname changes.
-func gatewayRouteStep(c *churn, gw *gatewayfake.Clientset, services int) string {
+// gatewayRouteStep changes one route of gatewayChurnObjects: an
+// HTTPRoute goes, comes back, or its backend's weight, its hostname, its
+// path match (which moves its routers among the others' priorities) or
+// the listener its parentRef names changes; or the GRPCRoute's hostname
+// changes. Now and then an HTTPRoute takes the hostname the GRPCRoute may
+// have: contested says whether the route changed had that hostname
+// before the change or after it (or, for the GRPCRoute, whether an
+// HTTPRoute has it), which renders in full: the HTTPRoute and the
+// GRPCRoute contest the hostname, or two HTTPRoutes have one rule.
+func gatewayRouteStep(c *churn, gw *gatewayfake.Clientset, services int) (what string, contested bool) {
+	const shared = "grpc0.example.com"
 	routes := gw.GatewayV1().HTTPRoutes(churnNS)
+	if c.rnd.IntN(8) == 0 {
+		list, err := routes.List(c.ctx, metav1.ListOptions{})
+		require.NoError(c.t, err)
+		contested = slices.ContainsFunc(list.Items, func(r gatewayv1.HTTPRoute) bool { return slices.Contains(r.Spec.Hostnames, shared) })
+		grpcs := gw.GatewayV1().GRPCRoutes(churnNS)
+		route, err := grpcs.Get(c.ctx, "greeter", metav1.GetOptions{})
+		require.NoError(c.t, err)
+		host := gatewayv1.Hostname(fmt.Sprintf("grpc%d.example.com", c.rnd.IntN(2)))
+		route.Spec.Hostnames = []gatewayv1.Hostname{host}
+		c.did(withErr(grpcs.Update(c.ctx, route, metav1.UpdateOptions{})))
+		return "grpc route on " + string(host), contested
+	}
 	i := c.rnd.IntN(services)
 	name := clustergen.Name(i)
 	route, err := routes.Get(c.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		c.did(withErr(routes.Create(c.ctx, churnRoute(i, services), metav1.CreateOptions{})))
-		return "route created " + name
+		return "route created " + name, false
 	}
-	switch c.rnd.IntN(3) {
+	contested = slices.Contains(route.Spec.Hostnames, shared)
+	rule := &route.Spec.Rules[0]
+	switch c.rnd.IntN(5) {
 	case 0:
 		c.did(routes.Delete(c.ctx, name, metav1.DeleteOptions{}))
-		return "route deleted " + name
+		return "route deleted " + name, contested
 	case 1:
-		b := &route.Spec.Rules[0].BackendRefs[0]
-		b.Weight = new(int32(c.rnd.IntN(3)))
+		rule.BackendRefs[0].Weight = new(int32(c.rnd.IntN(3)))
+	case 2:
+		host := fmt.Sprintf("%s-%d.example.com", name, c.rnd.IntN(2))
+		if c.rnd.IntN(4) == 0 {
+			host, contested = shared, true
+		}
+		route.Spec.Hostnames = []gatewayv1.Hostname{gatewayv1.Hostname(host)}
+	case 3:
+		rule.Matches = nil
+		if n := c.rnd.IntN(4); n > 0 {
+			rule.Matches = []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{
+				Type: new(gatewayv1.PathMatchPathPrefix), Value: new(strings.Repeat("/a", n))}}}
+		}
 	default:
-		route.Spec.Hostnames = []gatewayv1.Hostname{gatewayv1.Hostname(fmt.Sprintf("%s-%d.example.com", name, c.rnd.IntN(2)))}
+		ref := &route.Spec.ParentRefs[0]
+		if ref.SectionName == nil {
+			ref.SectionName = new(gatewayv1.SectionName("missing")) // refused: NoMatchingParent
+		} else {
+			ref.SectionName = nil
+		}
 	}
 	c.did(withErr(routes.Update(c.ctx, route, metav1.UpdateOptions{})))
-	return "route updated " + name
+	return "route updated " + name, contested
 }

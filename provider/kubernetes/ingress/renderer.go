@@ -7,6 +7,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
@@ -39,8 +40,9 @@ type Renderer struct {
 	asm       assembly
 	conf      *dynamic.Configuration
 	res       *Result
-	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
-	gateway   *gatewayOutcome  // the Gateway front end's last outcome, for status
+	ingresses []*netv1.Ingress   // the served Ingresses of the last result, shared while they do not change
+	gateway   *gatewayOutcome    // the Gateway front end's last outcome, for status
+	claims    *attach.KindClaims // what the Gateway front end's routes claim (gatewayincremental.go)
 	errs      errorSorter
 	stats     RenderStats
 }
@@ -60,14 +62,15 @@ type RenderStats struct {
 	// change that every part may depend on (the zone of this proxy's Node,
 	// an event without its object).
 	Full int
-	// Incremental renders translated only the Ingresses that depend on the
-	// changed objects.
+	// Incremental renders translated only the Ingresses (or the Gateway
+	// front end's routes) that depend on the changed objects.
 	Incremental int
 	// Reassembled renders translated incrementally but then had to name
 	// all routers again, because the names of routers in conflict depend on
 	// their order.
 	Reassembled int
-	// Parts is how many Ingresses the incremental renders translated.
+	// Parts is how many Ingresses (or routes) the incremental renders
+	// translated.
 	Parts int
 	// Translated is how many Ingresses all renders translated, full ones
 	// included.
@@ -106,15 +109,17 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
 	_, routes := r.dialect.(routeDialect)
+	_, canGetRoutes := snap.(routeGetter)
 	switch {
 	case r.res == nil || set.full:
 		return r.full(snap)
-	case routes && !set.onlyEndpoints():
-		// The Gateway front end takes a change of EndpointSlices or Nodes
-		// in by refreshing load balancers in place; which routes a change
-		// of a Gateway API object, a Service or a Secret reaches is not
-		// tracked (their priorities, kind conflicts and attachedRoutes
-		// depend on each other): such a change renders it in full.
+	case routes && (!set.onlyRoutes() || len(set.objects) > 0 && !canGetRoutes):
+		// The Gateway front end takes in a change of routes, EndpointSlices
+		// or Nodes without a full render (gatewayincremental.go). Which
+		// routes a change of another Gateway API object, a Service or a
+		// Secret reaches is not tracked (a Gateway's listeners, a
+		// ReferenceGrant, a Service's ports are read when routes are
+		// attached): such a change renders it in full.
 		return r.full(snap)
 	case !routes && !canLookUp:
 		return r.full(snap)
@@ -159,7 +164,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	var byKey []*ingressPart
 	if rd, ok := r.dialect.(routeDialect); ok {
 		r.st = newRenderState(0)
-		byKey, r.gateway = rd.routeParts(r.newPass(snap, prev.entries), snap)
+		byKey, r.gateway, r.claims = rd.routeParts(r.newPass(snap, prev.entries), snap)
 		r.stats.Translated += len(byKey)
 	} else {
 		byKey = r.ingressParts(snap, prev, prevDialect)

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -350,13 +349,13 @@ func TestPrioritiesRankMatchesAcrossRoutes(t *testing.T) {
 	require.NoError(t, err)
 	route := func(path string) string { // the service Traefik sends a request for path to, on the HTTP entry point
 		best, service := 0, ""
-		for _, r := range routers {
+		for i, r := range routers {
 			if r.Config.EntryPoints[0] != "web" || !rule.MustParse(r.Config.Rule).MatchRequest(rule.NewRequest(httptest.NewRequest("GET", "http://shop.example.com"+path, nil))) {
 				continue
 			}
-			require.NotEqual(t, best, prios[r], "two matching routers share priority %d", best)
-			if prios[r] > best {
-				best, service = prios[r], r.Config.Service
+			require.NotEqual(t, best, prios[i], "two matching routers share priority %d", best)
+			if prios[i] > best {
+				best, service = prios[i], r.Config.Service
 			}
 		}
 		return service
@@ -366,7 +365,7 @@ func TestPrioritiesRankMatchesAcrossRoutes(t *testing.T) {
 	require.Equal(t, "shop-api-8080", route("/api"))
 	require.Equal(t, "shop-web-8080", route("/api/login"), "the exact path")
 	require.Equal(t, "shop-web-8080", route("/apix"), "a prefix matches whole path elements")
-	require.True(t, slices.ContainsFunc(routers, func(r *translate.Router) bool { return prios[r] == 1 }), "the lowest priority is 1")
+	require.Contains(t, prios, 1, "the lowest priority is 1")
 }
 
 // An HTTPRoute's backend whose Service port says appProtocol

@@ -10,26 +10,27 @@ import (
 )
 
 // Priorities are the Traefik priorities of routers, the routers of
-// Gateway API routes (each with its Order), by router: for each entry
-// point, the ranks of its routers' orders (match.Priorities), so that
-// Traefik tries them in the order the Gateway API ranks their matches.
-// A router's priority depends on every other router of its entry
-// point, so they are settled over all routes at once.
-func Priorities(routers []*translate.Router) (map[*translate.Router]int, error) {
-	byEntryPoint := map[string][]*translate.Router{}
-	for _, r := range routers {
+// Gateway API routes (each with its Order), in the order of routers
+// (0 for a router without an order): for each entry point, the ranks of
+// its routers' orders (match.Priorities), so that Traefik tries them in
+// the order the Gateway API ranks their matches. A router's priority
+// depends on every other router of its entry point, so they are settled
+// over all routes at once.
+func Priorities(routers []*translate.Router) ([]int, error) {
+	byEntryPoint := map[string][]int{} // indexes into routers
+	for i, r := range routers {
 		if r.Order == nil || r.Config == nil || len(r.Config.EntryPoints) != 1 {
 			continue
 		}
 		ep := r.Config.EntryPoints[0]
-		byEntryPoint[ep] = append(byEntryPoint[ep], r)
+		byEntryPoint[ep] = append(byEntryPoint[ep], i)
 	}
-	out := make(map[*translate.Router]int, len(routers))
+	out := make([]int, len(routers))
 	for _, ep := range slices.Sorted(maps.Keys(byEntryPoint)) {
 		list := byEntryPoint[ep]
 		orders := make([]match.Order, len(list))
 		for i, r := range list {
-			orders[i] = *r.Order
+			orders[i] = *routers[r].Order
 		}
 		prios, err := match.Priorities(orders, 1)
 		if err != nil {

@@ -1,0 +1,169 @@
+package ingress
+
+import (
+	"maps"
+	"slices"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+)
+
+// A change of some routes (or of the load balancers some routes use, when
+// they cannot be refreshed in place) reaches, of the Gateway front end's
+// output, those routes' parts and status, the attachedRoutes of their
+// listeners, and the priorities of the routers that share an entry point
+// with theirs (ranks over all of them). An incremental render translates
+// those routes alone, counts their listeners again, ranks every router
+// again (the routers whose priority moves get a new configuration) and
+// patches the last configuration. What else routes depend on
+// (Gateways, ReferenceGrants, Namespaces, Services, Secrets,
+// BackendTLSPolicies) renders in full (Renderer.Render), and so does a
+// change of a route that an HTTPRoute and a GRPCRoute contest a hostname
+// of a listener with, before or after it: which of them keeps it is
+// settled over all routes (attach.ResolveKindConflicts).
+
+// reroute renders the routes of t.dirty again, with the load balancers t
+// refreshed in place, or renders in full when the change reaches beyond
+// them.
+func (r *Renderer) reroute(snap Snapshot, t *touchedParts) (*Result, bool) {
+	rd := r.dialect.(routeDialect)
+	keys := slices.SortedFunc(maps.Keys(t.dirty), compareRouteKeys)
+	news, out, ok := rd.rerouteParts(t.ps, snap, r.gateway, r.claims, keys)
+	if !ok {
+		return r.full(snap)
+	}
+	st := r.st
+	var olds []*ingressPart
+	for _, key := range keys {
+		if p := st.parts[key]; p != nil {
+			olds = append(olds, p)
+		}
+	}
+	st.remove(olds)
+	st.add(news)
+	fresh := make(map[*ingressPart]struct{}, len(news))
+	for _, p := range news {
+		fresh[p] = struct{}{}
+	}
+	reranked, err := rankRoutes(st.served, func(p *ingressPart) bool { _, ok := fresh[p]; return ok })
+	if err != nil {
+		return r.full(snap) // which reports it on every router
+	}
+	st.sweep()
+	translate.PruneCertificates(&r.memos, st.secUsers)
+	prev := r.conf
+	// A part whose routers were ranked again is placed again: it goes
+	// out and comes back.
+	conf, ok := r.asm.patch(prev, st, append(olds, reranked...), append(news, reranked...), t.swaps)
+	if !ok {
+		return r.full(snap)
+	}
+	r.stats.Incremental++
+	r.stats.Parts += len(news)
+	r.stats.Translated += len(news)
+	r.conf, r.gateway = conf, out
+	return r.result(), conf != prev
+}
+
+// rerouteParts translates again the routes of keys (HTTPRoutes and
+// GRPCRoutes, in compareRouteKeys order, that changed or read what
+// changed) as they are in snap, the other routes staying as prev (the
+// last outcome) and claims say: it returns their parts (of those a
+// parent accepts) and the outcome of the render. It updates claims, and
+// says false when the change reaches beyond those routes (a kind
+// conflict, a key of another kind) or snap cannot look up one route: the
+// caller then renders in full, which makes claims again.
+func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey) ([]*ingressPart, *gatewayOutcome, bool) {
+	objs, isGateway := snap.(GatewaySnapshot)
+	getter, canGet := snap.(routeGetter)
+	if !isGateway || !canGet || prev == nil || claims == nil {
+		return nil, nil, false
+	}
+	routes := make([]gatewayRoute, len(keys))
+	for i, key := range keys {
+		id := attach.Route{Kind: gatewayv1.Kind(key.Kind), Namespace: key.Namespace, Name: key.Name}
+		if claims.Contested(id) {
+			return nil, nil, false // before the change
+		}
+		switch id.Kind {
+		case attach.KindHTTPRoute:
+			routes[i].http = getter.HTTPRoute(key.Namespace, key.Name)
+		case attach.KindGRPCRoute:
+			routes[i].grpc = getter.GRPCRoute(key.Namespace, key.Name)
+		default:
+			return nil, nil, false
+		}
+	}
+	look := gatewayLookups(snap, objs, ps.tr.Memos)
+	env := d.routeEnv(ps, snap, &prev.backendTLS, prev.gateways)
+	atts := make([]*attach.RouteAttachment, len(keys))
+	for i, rt := range routes {
+		claims.Remove(attach.Route{Kind: gatewayv1.Kind(keys[i].Kind), Namespace: keys[i].Namespace, Name: keys[i].Name})
+		if rt.http == nil && rt.grpc == nil {
+			continue // gone
+		}
+		att := attach.AttachRoute(rt.view(), env.Gateway, look)
+		atts[i] = &att
+		claims.Add(&att)
+	}
+	for _, att := range atts {
+		if att != nil && claims.Contested(att.Route) {
+			return nil, nil, false // after the change
+		}
+	}
+	var news []*ingressPart
+	var outcomes []routeOutcome
+	var oldAtts, newAtts []*attach.RouteAttachment
+	for i, att := range atts {
+		if att == nil || len(att.Parents) == 0 {
+			continue // names no Gateway of ours
+		}
+		ro, p := buildRoute(ps, env, look, routes[i], att)
+		if p != nil {
+			news = append(news, p)
+		}
+		outcomes = append(outcomes, ro)
+		newAtts = append(newAtts, att)
+	}
+	gone := make(map[translate.ObjectKey]struct{}, len(keys))
+	for _, key := range keys {
+		gone[key] = struct{}{}
+	}
+	for _, ro := range prev.routes {
+		if _, ok := gone[ro.key()]; ok {
+			oldAtts = append(oldAtts, ro.att)
+		}
+	}
+	out := &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS,
+		gateways: attach.RecountAttachedRoutes(prev.gateways, oldAtts, newAtts),
+		routes:   mergeRouteOutcomes(prev.routes, gone, outcomes)}
+	out.policies = policyOutcomes(&out.backendTLS, out.routes)
+	return news, out, true
+}
+
+// key is the route's key, as its part's.
+func (ro routeOutcome) key() translate.ObjectKey {
+	r := ro.att.Route
+	return translate.ObjectKey{Kind: string(r.Kind), Key: translate.Key{Namespace: r.Namespace, Name: r.Name}}
+}
+
+// mergeRouteOutcomes is prev (in compareRouteKeys order) without the
+// routes of gone, with news put in their places.
+func mergeRouteOutcomes(prev []routeOutcome, gone map[translate.ObjectKey]struct{}, news []routeOutcome) []routeOutcome {
+	slices.SortFunc(news, func(a, b routeOutcome) int { return compareRouteKeys(a.key(), b.key()) })
+	out := make([]routeOutcome, 0, len(prev)+len(news))
+	j := 0
+	for _, ro := range prev {
+		key := ro.key()
+		if _, ok := gone[key]; ok {
+			continue
+		}
+		for ; j < len(news) && compareRouteKeys(news[j].key(), key) < 0; j++ {
+			out = append(out, news[j])
+		}
+		out = append(out, ro)
+	}
+	return append(out, news[j:]...)
+}
