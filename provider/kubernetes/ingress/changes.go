@@ -28,19 +28,20 @@ type changeSet struct {
 	objects  map[translate.ObjectKey]struct{} // the objects parts are made of (Ingresses, routes)
 	services map[translate.Key]struct{}       // Services, also for their EndpointSlices
 	secrets  map[translate.Key]struct{}
-	// serviceObjects: a Service itself came, went or changed, not only
-	// its slices. The Gateway front end reads Services beyond their load
-	// balancers (backendRef ports and appProtocols, when it attaches
-	// routes), so such a change renders it in full.
-	serviceObjects bool
+	// serviceObjects are the Services that themselves came, went or
+	// changed, not only their slices. The Gateway front end reads
+	// Services beyond their load balancers (backendRef ports and
+	// appProtocols, when it checks a route's backends), so the routes
+	// that name them are translated again.
+	serviceObjects map[translate.Key]struct{}
 }
 
-// onlyRoutes says whether nothing changed but the objects parts are
-// made of, EndpointSlices and Nodes: what the Gateway front end, which
-// reads Services beyond their load balancers, can take in without a
-// full render (renderer.go).
-func (s *changeSet) onlyRoutes() bool {
-	return !s.full && !s.classes && !s.serviceObjects && len(s.secrets) == 0
+// routesReached says whether nothing changed but routes (the objects
+// parts are made of), Services, EndpointSlices and Nodes: what the
+// Gateway front end follows to the routes it reaches
+// (gatewayincremental.go); any other change renders it in full.
+func (s *changeSet) routesReached() bool {
+	return !s.full && !s.classes && len(s.secrets) == 0
 }
 
 // All says that everything may have changed: the next render is full.
@@ -90,7 +91,7 @@ func (s *changeSet) record(kind string, obj any) {
 		add(&s.objects, translate.ObjectKey{Kind: kind, Key: key})
 	case "Service":
 		add(&s.services, key)
-		s.serviceObjects = true
+		add(&s.serviceObjects, key)
 	case "Secret":
 		add(&s.secrets, key)
 	case "EndpointSlice":

@@ -10,19 +10,20 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 )
 
-// A change of some routes (or of the load balancers some routes use, when
-// they cannot be refreshed in place) reaches, of the Gateway front end's
-// output, those routes' parts and status, the attachedRoutes of their
-// listeners, and the priorities of the routers that share an entry point
-// with theirs (ranks over all of them). An incremental render translates
-// those routes alone, counts their listeners again, ranks every router
-// again (the routers whose priority moves get a new configuration) and
-// patches the last configuration. What else routes depend on
-// (Gateways, ReferenceGrants, Namespaces, Services, Secrets,
-// BackendTLSPolicies) renders in full (Renderer.Render), and so does a
-// change of a route that an HTTPRoute and a GRPCRoute contest a hostname
-// of a listener with, before or after it: which of them keeps it is
-// settled over all routes (attach.ResolveKindConflicts).
+// A change of some routes, of the Services they name (their backendRefs
+// are checked against those Services' ports), or of the load balancers
+// they use when those cannot be refreshed in place, reaches, of the
+// Gateway front end's output, those routes' parts and status, the
+// attachedRoutes of their listeners, and the priorities of the routers
+// that share an entry point with theirs (ranks over all of them). An
+// incremental render translates those routes alone, counts their
+// listeners again, ranks every router again (the routers whose priority
+// moves get a new configuration) and patches the last configuration.
+// What else routes depend on (Gateways, ReferenceGrants, Namespaces,
+// Secrets, BackendTLSPolicies) renders in full (Renderer.Render), and so
+// does a change of a route that an HTTPRoute and a GRPCRoute contest a
+// hostname of a listener with, before or after it: which of them keeps
+// it is settled over all routes (attach.ResolveKindConflicts).
 
 // reroute renders the routes of t.dirty again, with the load balancers t
 // refreshed in place, or renders in full when the change reaches beyond
@@ -65,6 +66,31 @@ func (r *Renderer) reroute(snap Snapshot, t *touchedParts) (*Result, bool) {
 	r.stats.Translated += len(news)
 	r.conf, r.gateway = conf, out
 	return r.result(), conf != prev
+}
+
+// routesNaming adds to dirty the routes of the last outcome whose
+// backendRefs or mirrors name one of services, found or not: checking
+// them read those Services' ports.
+func (r *Renderer) routesNaming(services map[translate.Key]struct{}, dirty map[translate.ObjectKey]struct{}) {
+	if len(services) == 0 || r.gateway == nil {
+		return
+	}
+	names := func(b attach.Backend) bool {
+		_, ok := services[translate.Key{Namespace: b.Namespace, Name: b.Name}]
+		return ok
+	}
+	for _, ro := range r.gateway.routes {
+		for _, rule := range ro.backends.Rules {
+			hit := slices.ContainsFunc(rule.Backends, names)
+			for _, m := range rule.Mirrors {
+				hit = hit || names(m)
+			}
+			if hit {
+				dirty[ro.key()] = struct{}{}
+				break
+			}
+		}
+	}
 }
 
 // rerouteParts translates again the routes of keys (HTTPRoutes and

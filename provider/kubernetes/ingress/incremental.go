@@ -75,6 +75,9 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 	for svc := range set.services {
 		t.service(svc, false)
 	}
+	if _, routes := r.dialect.(routeDialect); routes {
+		r.routesNaming(set.serviceObjects, t.dirty)
+	}
 	for key := range set.secrets {
 		for _, p := range st.secUsers[key] {
 			t.dirty[p.ObjectKey()] = struct{}{}

@@ -109,17 +109,17 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
 	_, routes := r.dialect.(routeDialect)
-	_, canGetRoutes := snap.(routeGetter)
 	switch {
 	case r.res == nil || set.full:
 		return r.full(snap)
-	case routes && (!set.onlyRoutes() || len(set.objects) > 0 && !canGetRoutes):
-		// The Gateway front end takes in a change of routes, EndpointSlices
-		// or Nodes without a full render (gatewayincremental.go). Which
-		// routes a change of another Gateway API object, a Service or a
-		// Secret reaches is not tracked (a Gateway's listeners, a
-		// ReferenceGrant, a Service's ports are read when routes are
-		// attached): such a change renders it in full.
+	case routes && !set.routesReached():
+		// The Gateway front end takes in a change of routes, Services,
+		// EndpointSlices or Nodes without a full render
+		// (gatewayincremental.go). Which routes a change of another
+		// Gateway API object or a Secret reaches is not tracked (a
+		// Gateway's listeners, a ReferenceGrant, a Namespace's labels are
+		// read when every route is attached): such a change renders it
+		// in full.
 		return r.full(snap)
 	case !routes && !canLookUp:
 		return r.full(snap)
