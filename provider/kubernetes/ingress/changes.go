@@ -37,11 +37,11 @@ type changeSet struct {
 }
 
 // routesReached says whether nothing changed but routes (the objects
-// parts are made of), Services, EndpointSlices and Nodes: what the
-// Gateway front end follows to the routes it reaches
+// parts are made of), Services, EndpointSlices, Secrets and Nodes: what
+// the Gateway front end follows to the routes and Gateways it reaches
 // (gatewayincremental.go); any other change renders it in full.
 func (s *changeSet) routesReached() bool {
-	return !s.full && !s.classes && len(s.secrets) == 0
+	return !s.full && !s.classes
 }
 
 // All says that everything may have changed: the next render is full.

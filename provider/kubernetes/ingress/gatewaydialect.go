@@ -27,7 +27,8 @@ type routeDialect interface {
 	routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome, *attach.KindClaims)
 	// rerouteParts translates again some of those objects after a change
 	// (gatewayincremental.go).
-	rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey) ([]*ingressPart, *gatewayOutcome, bool)
+	rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey,
+		secrets map[translate.Key]struct{}) ([]*ingressPart, []translate.ObjectKey, *gatewayOutcome, bool)
 }
 
 // gatewayDialect is the Gateway API front end (package gateway): the
@@ -72,28 +73,11 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 	}
 	out := &gatewayOutcome{}
 	look := gatewayLookups(snap, objs, ps.tr.Memos)
-	classes := map[string]*gatewayv1.GatewayClass{}
-	for _, c := range sortedByKey(objs.GatewayClasses()) {
-		classes[c.Name] = c
-		if pc := attach.ProcessClass(c, d.controller); pc.Ours {
-			out.classes = append(out.classes, pc)
-		}
-	}
-	var parts []*ingressPart
 	var mine []*gatewayv1.Gateway
-	for _, gw := range sortedByKey(objs.Gateways()) {
-		if c := classes[string(gw.Spec.GatewayClassName)]; c != nil && c.Spec.ControllerName == d.controller {
-			mine = append(mine, gw)
-		}
-	}
-	assigned := d.addresses.assign(mine)
-	for _, gw := range mine {
-		g, ours := attach.ProcessGateway(gw, classes[string(gw.Spec.GatewayClassName)], *assigned[gw], look)
-		if !ours {
-			continue
-		}
-		out.gateways = append(out.gateways, g)
-		if p := d.gatewayPart(ps, gw, &g); p != nil {
+	out.classes, mine, out.gateways = d.processGateways(objs, look)
+	var parts []*ingressPart
+	for i, gw := range mine {
+		if p := d.gatewayPart(ps, gw, &out.gateways[i]); p != nil {
 			parts = append(parts, p)
 		}
 	}
@@ -132,6 +116,32 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 		}
 	}
 	return append(parts, served...), out, claims
+}
+
+// processGateways processes the GatewayClasses of objs whose
+// controllerName is ours and the Gateways of those classes, in the order
+// of their keys: gateways[i] is what processing mine[i] gave.
+func (d *gatewayDialect) processGateways(objs GatewaySnapshot, look attach.Lookups) (classes []attach.Class, mine []*gatewayv1.Gateway, gateways []attach.Gateway) {
+	byName := map[string]*gatewayv1.GatewayClass{}
+	for _, c := range sortedByKey(objs.GatewayClasses()) {
+		byName[c.Name] = c
+		if pc := attach.ProcessClass(c, d.controller); pc.Ours {
+			classes = append(classes, pc)
+		}
+	}
+	var candidates []*gatewayv1.Gateway
+	for _, gw := range sortedByKey(objs.Gateways()) {
+		if c := byName[string(gw.Spec.GatewayClassName)]; c != nil && c.Spec.ControllerName == d.controller {
+			candidates = append(candidates, gw)
+		}
+	}
+	assigned := d.addresses.assign(candidates)
+	for _, gw := range candidates {
+		if g, ours := attach.ProcessGateway(gw, byName[string(gw.Spec.GatewayClassName)], *assigned[gw], look); ours {
+			mine, gateways = append(mine, gw), append(gateways, g)
+		}
+	}
+	return classes, mine, gateways
 }
 
 // gatewayOutcome is what a render of the Gateway front end concluded

@@ -2,7 +2,9 @@ package ingress
 
 import (
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -19,38 +21,47 @@ import (
 // incremental render translates those routes alone, counts their
 // listeners again, ranks every router again (the routers whose priority
 // moves get a new configuration) and patches the last configuration.
+// A Secret change rebuilds the parts (certificates) of the Gateways that
+// name it, when processing the Gateways again concludes what the last
+// render did (a renewed certificate).
+//
 // What else routes depend on (Gateways, ReferenceGrants, Namespaces,
-// Secrets, BackendTLSPolicies) renders in full (Renderer.Render), and so
-// does a change of a route that an HTTPRoute and a GRPCRoute contest a
-// hostname of a listener with, before or after it: which of them keeps
-// it is settled over all routes (attach.ResolveKindConflicts).
+// BackendTLSPolicies) renders in full (Renderer.Render), and so does a
+// Secret a Gateway presents to backends or whose change makes a
+// listener's status change, and a change of a route that an HTTPRoute
+// and a GRPCRoute contest a hostname of a listener with, before or after
+// it: which of them keeps it is settled over all routes
+// (attach.ResolveKindConflicts).
 
-// reroute renders the routes of t.dirty again, with the load balancers t
-// refreshed in place, or renders in full when the change reaches beyond
-// them.
-func (r *Renderer) reroute(snap Snapshot, t *touchedParts) (*Result, bool) {
+// reroute renders the routes of t.dirty again, and the Gateways that name
+// one of secrets, with the load balancers t refreshed in place, or
+// renders in full when the change reaches beyond them.
+func (r *Renderer) reroute(snap Snapshot, t *touchedParts, secrets map[translate.Key]struct{}) (*Result, bool) {
 	rd := r.dialect.(routeDialect)
 	keys := slices.SortedFunc(maps.Keys(t.dirty), compareRouteKeys)
-	news, out, ok := rd.rerouteParts(t.ps, snap, r.gateway, r.claims, keys)
+	news, replaced, out, ok := rd.rerouteParts(t.ps, snap, r.gateway, r.claims, keys, secrets)
 	if !ok {
 		return r.full(snap)
 	}
 	st := r.st
 	var olds []*ingressPart
-	for _, key := range keys {
+	for _, key := range replaced {
 		if p := st.parts[key]; p != nil {
 			olds = append(olds, p)
 		}
 	}
 	st.remove(olds)
 	st.add(news)
-	fresh := make(map[*ingressPart]struct{}, len(news))
-	for _, p := range news {
-		fresh[p] = struct{}{}
-	}
-	reranked, err := rankRoutes(st.served, func(p *ingressPart) bool { _, ok := fresh[p]; return ok })
-	if err != nil {
-		return r.full(snap) // which reports it on every router
+	var reranked []*ingressPart
+	if len(keys) > 0 {
+		fresh := make(map[*ingressPart]struct{}, len(news))
+		for _, p := range news {
+			fresh[p] = struct{}{}
+		}
+		var err error
+		if reranked, err = rankRoutes(st.served, func(p *ingressPart) bool { _, ok := fresh[p]; return ok }); err != nil {
+			return r.full(snap) // which reports it on every router
+		}
 	}
 	st.sweep()
 	translate.PruneCertificates(&r.memos, st.secUsers)
@@ -96,22 +107,35 @@ func (r *Renderer) routesNaming(services map[translate.Key]struct{}, dirty map[t
 // rerouteParts translates again the routes of keys (HTTPRoutes and
 // GRPCRoutes, in compareRouteKeys order, that changed or read what
 // changed) as they are in snap, the other routes staying as prev (the
-// last outcome) and claims say: it returns their parts (of those a
-// parent accepts) and the outcome of the render. It updates claims, and
-// says false when the change reaches beyond those routes (a kind
-// conflict, a key of another kind) or snap cannot look up one route: the
+// last outcome) and claims say, and builds again the parts of the
+// Gateways that name one of secrets (certificatesChanged): it returns
+// the new parts (of the routes a parent accepts), the keys of the parts
+// they replace, and the outcome of the render. It updates claims, and
+// says false when the change reaches beyond those routes and Gateways
+// (a kind conflict, a key of another kind, a Secret that changes what a
+// Gateway's processing concludes) or snap cannot look up one route: the
 // caller then renders in full, which makes claims again.
-func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey) ([]*ingressPart, *gatewayOutcome, bool) {
+func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey,
+	secrets map[translate.Key]struct{}) (news []*ingressPart, replaced []translate.ObjectKey, out *gatewayOutcome, ok bool) {
 	objs, isGateway := snap.(GatewaySnapshot)
 	getter, canGet := snap.(routeGetter)
 	if !isGateway || !canGet || prev == nil || claims == nil {
-		return nil, nil, false
+		return nil, nil, nil, false
+	}
+	look := gatewayLookups(snap, objs, ps.tr.Memos)
+	if len(secrets) > 0 {
+		if news, replaced, ok = d.certificatesChanged(ps, objs, look, prev, secrets); !ok {
+			return nil, nil, nil, false
+		}
+	}
+	if len(keys) == 0 {
+		return news, replaced, prev, true
 	}
 	routes := make([]gatewayRoute, len(keys))
 	for i, key := range keys {
 		id := attach.Route{Kind: gatewayv1.Kind(key.Kind), Namespace: key.Namespace, Name: key.Name}
 		if claims.Contested(id) {
-			return nil, nil, false // before the change
+			return nil, nil, nil, false // before the change
 		}
 		switch id.Kind {
 		case attach.KindHTTPRoute:
@@ -119,10 +143,9 @@ func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutc
 		case attach.KindGRPCRoute:
 			routes[i].grpc = getter.GRPCRoute(key.Namespace, key.Name)
 		default:
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
-	look := gatewayLookups(snap, objs, ps.tr.Memos)
 	env := d.routeEnv(ps, snap, &prev.backendTLS, prev.gateways)
 	atts := make([]*attach.RouteAttachment, len(keys))
 	for i, rt := range routes {
@@ -136,10 +159,9 @@ func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutc
 	}
 	for _, att := range atts {
 		if att != nil && claims.Contested(att.Route) {
-			return nil, nil, false // after the change
+			return nil, nil, nil, false // after the change
 		}
 	}
-	var news []*ingressPart
 	var outcomes []routeOutcome
 	var oldAtts, newAtts []*attach.RouteAttachment
 	for i, att := range atts {
@@ -157,16 +179,66 @@ func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutc
 	for _, key := range keys {
 		gone[key] = struct{}{}
 	}
+	replaced = append(replaced, keys...)
 	for _, ro := range prev.routes {
 		if _, ok := gone[ro.key()]; ok {
 			oldAtts = append(oldAtts, ro.att)
 		}
 	}
-	out := &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS,
+	out = &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS,
 		gateways: attach.RecountAttachedRoutes(prev.gateways, oldAtts, newAtts),
 		routes:   mergeRouteOutcomes(prev.routes, gone, outcomes)}
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)
-	return news, out, true
+	return news, replaced, out, true
+}
+
+// certificatesChanged builds again, after a change of secrets, the parts
+// of the Gateways that name one of them as a listener certificate, when
+// processing the Gateways again concludes what the last render did (prev):
+// the change left every listener as it was, as a renewed certificate
+// does, so that no route attaches otherwise. It says false when it did
+// not, or when a Gateway presents one of secrets to backends (its routes
+// read it).
+func (d *gatewayDialect) certificatesChanged(ps *pass, objs GatewaySnapshot, look attach.Lookups, prev *gatewayOutcome,
+	secrets map[translate.Key]struct{}) (news []*ingressPart, replaced []translate.ObjectKey, ok bool) {
+	for _, g := range prev.gateways {
+		if ref := g.BackendClientCertificate; ref != nil {
+			if _, named := secrets[translate.Key{Namespace: ref.Namespace, Name: ref.Name}]; named {
+				return nil, nil, false
+			}
+		}
+	}
+	classes, mine, gateways := d.processGateways(objs, look)
+	if len(gateways) != len(prev.gateways) {
+		return nil, nil, false
+	}
+	for i := range gateways {
+		// The routes' counts are the last render's: they are not what
+		// changed.
+		if len(gateways[i].Listeners) != len(prev.gateways[i].Listeners) {
+			return nil, nil, false
+		}
+		for j := range gateways[i].Listeners {
+			gateways[i].Listeners[j].AttachedRoutes = prev.gateways[i].Listeners[j].AttachedRoutes
+		}
+	}
+	if !reflect.DeepEqual(classes, prev.classes) || !reflect.DeepEqual(gateways, prev.gateways) {
+		return nil, nil, false
+	}
+	for i, gw := range mine {
+		if !slices.ContainsFunc(gatewayCertificateKeys(gw), func(key string) bool {
+			ns, name, _ := strings.Cut(key, "/")
+			_, named := secrets[translate.Key{Namespace: ns, Name: name}]
+			return named
+		}) {
+			continue
+		}
+		replaced = append(replaced, translate.ObjectKey{Kind: string(attach.KindGateway), Key: translate.Key{Namespace: gw.Namespace, Name: gw.Name}})
+		if p := d.gatewayPart(ps, gw, &gateways[i]); p != nil {
+			news = append(news, p)
+		}
+	}
+	return news, replaced, true
 }
 
 // key is the route's key, as its part's.

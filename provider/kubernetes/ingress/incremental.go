@@ -21,8 +21,8 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
 	t := r.touched(ps, snap, getter, set)
 	_, routes := r.dialect.(routeDialect)
-	if routes && len(t.dirty) > 0 {
-		return r.reroute(snap, t)
+	if routes && (len(t.dirty) > 0 || len(set.secrets) > 0) {
+		return r.reroute(snap, t, set.secrets)
 	}
 	r.stats.Incremental++
 	if len(t.dirty) == 0 && len(t.swaps) == 0 {
@@ -76,11 +76,14 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 		t.service(svc, false)
 	}
 	if _, routes := r.dialect.(routeDialect); routes {
+		// The Gateway front end follows a Service to the routes that name
+		// it, a Secret to the Gateways that do (reroute).
 		r.routesNaming(set.serviceObjects, t.dirty)
-	}
-	for key := range set.secrets {
-		for _, p := range st.secUsers[key] {
-			t.dirty[p.ObjectKey()] = struct{}{}
+	} else {
+		for key := range set.secrets {
+			for _, p := range st.secUsers[key] {
+				t.dirty[p.ObjectKey()] = struct{}{}
+			}
 		}
 	}
 	for key := range set.objects {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -39,10 +40,13 @@ func TestGatewayIncrementalMatchesFull(t *testing.T) {
 func runGatewayIncremental(t *testing.T, seed uint64) {
 	const services = 12
 	crt, key := testobjects.SelfSignedPEM(t)
+	renewed, renewedKey := testobjects.SelfSignedPEM(t)
 	cs := fake.NewClientset()
 	for _, o := range clustergen.Cluster(services, 6) {
 		require.NoError(t, cs.Tracker().Add(o))
 	}
+	require.NoError(t, cs.Tracker().Add(testobjects.TLSSecret(churnNS, churnCertificate, crt, key)))
+	cert := &certificateChurn{pairs: [2][2][]byte{{crt, key}, {renewed, renewedKey}}}
 	gw := newGatewayFake(t, gatewayChurnObjects(services)...)
 	var events atomic.Int64
 	changes := &Changes{}
@@ -55,21 +59,26 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
 	require.NotEmpty(t, prev.Configuration.HTTP.Routers)
-	routeSteps := 0
+	routeSteps, certSteps := 0, 0
 	for step := range 300 {
 		var what string
 		contested := false
 		switch n := c.rnd.IntN(10); {
 		case n < 7:
+			// The routes of a load balancer that cannot be refreshed, and
+			// those of a changed Service, are translated again: in full
+			// when one of them may be contested.
+			contested = sharedHostTaken(c, gw)
 			what = c.endpointStep(c.rnd.IntN(services))
 		case n < 8:
-			// A Service's routes are translated again, in full when one of
-			// them may be contested.
 			contested = sharedHostTaken(c, gw)
 			what = c.serviceStep(c.rnd.IntN(services))
-		default:
+		case n < 9 || c.rnd.IntN(2) == 0:
 			what, contested = gatewayRouteStep(c, gw, services)
 			routeSteps++
+		default:
+			what, contested = cert.step(c)
+			certSteps++
 		}
 		c.wait()
 		fulls := r.Stats().Full
@@ -92,6 +101,40 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	require.Greater(t, st.Incremental, 100, "most slice changes should be taken in without a full render")
 	require.Positive(t, st.Refreshed)
 	require.Positive(t, routeSteps)
+	require.Positive(t, certSteps)
+}
+
+// churnCertificate is the Secret of the HTTPS listener of
+// gatewayChurnObjects.
+const churnCertificate = "edge-cert"
+
+// certificateChurn changes the certificate of the HTTPS listener of
+// gatewayChurnObjects: renewed (one key pair of pairs for the other),
+// broken or repaired.
+type certificateChurn struct {
+	pairs  [2][2][]byte
+	now    int
+	broken bool
+}
+
+// step changes the certificate; invalid says whether it was broken before
+// the change or after it, which changes the listener's status and renders
+// in full; a renewal does not.
+func (cc *certificateChurn) step(c *churn) (what string, invalid bool) {
+	secrets := c.cs.CoreV1().Secrets(churnNS)
+	s, err := secrets.Get(c.ctx, churnCertificate, metav1.GetOptions{})
+	require.NoError(c.t, err)
+	invalid = cc.broken
+	if cc.broken = c.rnd.IntN(4) == 0; cc.broken {
+		s.Data = map[string][]byte{corev1.TLSCertKey: []byte("garbage"), corev1.TLSPrivateKeyKey: cc.pairs[cc.now][1]}
+		what = "certificate broken"
+	} else {
+		cc.now = 1 - cc.now
+		s.Data = map[string][]byte{corev1.TLSCertKey: cc.pairs[cc.now][0], corev1.TLSPrivateKeyKey: cc.pairs[cc.now][1]}
+		what = "certificate renewed"
+	}
+	c.did(withErr(secrets.Update(c.ctx, s, metav1.UpdateOptions{})))
+	return what, invalid || cc.broken
 }
 
 // gatewayChurnObjects are a GatewayClass of ours, a Gateway with an HTTP
@@ -106,7 +149,9 @@ func gatewayChurnObjects(services int) []k8sruntime.Object {
 			Spec: gatewayv1.GatewayClassSpec{ControllerName: DefaultGatewayControllerName}},
 		&gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "edge"},
 			Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway",
-				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType}}}},
+				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType},
+					{Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType, TLS: &gatewayv1.ListenerTLSConfig{
+						CertificateRefs: []gatewayv1.SecretObjectReference{{Name: churnCertificate}}}}}}},
 	}
 	for i := range services {
 		objs = append(objs, churnRoute(i, services))

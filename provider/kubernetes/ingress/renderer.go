@@ -114,12 +114,11 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 		return r.full(snap)
 	case routes && !set.routesReached():
 		// The Gateway front end takes in a change of routes, Services,
-		// EndpointSlices or Nodes without a full render
+		// EndpointSlices, Secrets or Nodes without a full render
 		// (gatewayincremental.go). Which routes a change of another
-		// Gateway API object or a Secret reaches is not tracked (a
-		// Gateway's listeners, a ReferenceGrant, a Namespace's labels are
-		// read when every route is attached): such a change renders it
-		// in full.
+		// Gateway API object reaches is not tracked (a Gateway's
+		// listeners, a ReferenceGrant, a Namespace's labels are read when
+		// every route is attached): such a change renders it in full.
 		return r.full(snap)
 	case !routes && !canLookUp:
 		return r.full(snap)
