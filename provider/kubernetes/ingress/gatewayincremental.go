@@ -208,6 +208,16 @@ func (d *gatewayDialect) certificatesChanged(ps *pass, objs GatewaySnapshot, loo
 			}
 		}
 	}
+	names := func(gw *gatewayv1.Gateway) bool {
+		return slices.ContainsFunc(gatewayCertificateKeys(gw), func(key string) bool {
+			ns, name, _ := strings.Cut(key, "/")
+			_, named := secrets[translate.Key{Namespace: ns, Name: name}]
+			return named
+		})
+	}
+	if !slices.ContainsFunc(objs.Gateways(), names) {
+		return nil, nil, true // nothing of the Gateway front end reads them
+	}
 	classes, mine, gateways := d.processGateways(objs, look)
 	if len(gateways) != len(prev.gateways) {
 		return nil, nil, false
@@ -226,11 +236,7 @@ func (d *gatewayDialect) certificatesChanged(ps *pass, objs GatewaySnapshot, loo
 		return nil, nil, false
 	}
 	for i, gw := range mine {
-		if !slices.ContainsFunc(gatewayCertificateKeys(gw), func(key string) bool {
-			ns, name, _ := strings.Cut(key, "/")
-			_, named := secrets[translate.Key{Namespace: ns, Name: name}]
-			return named
-		}) {
+		if !names(gw) {
 			continue
 		}
 		replaced = append(replaced, translate.ObjectKey{Kind: string(attach.KindGateway), Key: translate.Key{Namespace: gw.Namespace, Name: gw.Name}})
