@@ -14,7 +14,7 @@ import (
 // matches are gRPC services and methods (paths), and its backends are
 // reached with HTTP/2 (h2c unless their load balancers say https).
 func GRPCRoute(env *Env, p *translate.Part, route *gatewayv1.GRPCRoute, att *attach.RouteAttachment, bc *attach.BackendCheck) (dropped []attach.DroppedRule) {
-	t := begin(env, p, attach.KindGRPCRoute, route)
+	t := begin(env, p, attach.KindGRPCRoute, route, bc)
 	defer translate.RecoverPart(p)
 	for ri := range route.Spec.Rules {
 		rule := &route.Spec.Rules[ri]

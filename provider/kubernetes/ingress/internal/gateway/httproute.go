@@ -15,7 +15,7 @@ import (
 // it left out, with why, for the route's status
 // (attach.ApplyDroppedRules); the other rules are served.
 func HTTPRoute(env *Env, p *translate.Part, route *gatewayv1.HTTPRoute, att *attach.RouteAttachment, bc *attach.BackendCheck) (dropped []attach.DroppedRule) {
-	t := begin(env, p, attach.KindHTTPRoute, route)
+	t := begin(env, p, attach.KindHTTPRoute, route, bc)
 	defer translate.RecoverPart(p)
 	for ri := range route.Spec.Rules {
 		rule := &route.Spec.Rules[ri]

@@ -21,15 +21,16 @@ import (
 type routeTranslation struct {
 	env             *Env
 	p               *translate.Part
+	bc              *attach.BackendCheck // the route's backendRefs resolved; the references filters name join them
 	names           names
 	created         time.Time
 	namespace, name string
 }
 
 // begin makes p the part of route, of kind, and the translation into it.
-func begin(env *Env, p *translate.Part, kind gatewayv1.Kind, route metav1.Object) *routeTranslation {
+func begin(env *Env, p *translate.Part, kind gatewayv1.Kind, route metav1.Object, bc *attach.BackendCheck) *routeTranslation {
 	p.BeginObject(string(kind), route)
-	return &routeTranslation{env: env, p: p, names: newNames(string(kind), route.GetNamespace(), route.GetName()),
+	return &routeTranslation{env: env, p: p, bc: bc, names: newNames(string(kind), route.GetNamespace(), route.GetName()),
 		created: route.GetCreationTimestamp().Time, namespace: route.GetNamespace(), name: route.GetName()}
 }
 
@@ -78,6 +79,7 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	var routers []pendingRouter
 	var mws []filter.NamedMiddleware
 	var mirrors []filter.Mirror
+	var closed filter.Errors // references the rule's filters name that cannot be followed
 	for pi := range att.Parents {
 		parent := &att.Parents[pi]
 		gw := t.env.Gateway(parent.GatewayNamespace, parent.GatewayName)
@@ -93,7 +95,10 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 			prefix := t.names.listener(parent, la, ri)
 			res, err := rv.filters(filter.Env{Target: t.env.Target, Listener: listenerOf(l)}, path, prefix)
 			if err != nil {
-				return filterDropped(ri, err)
+				if closed = unresolvedOnly(err); closed == nil {
+					return filterDropped(ri, err)
+				}
+				res = filter.Result{} // the rule answers 500: no filter runs
 			}
 			mirrors = res.Mirrors // the same on every listener
 			hostnames := hostnameStrings(la.Hostnames)
@@ -124,10 +129,24 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 	if tw.clientSecret, tw.clientCertificate, d = t.clientCertificate(ri, att); d != nil {
 		return d
 	}
+	if closed != nil {
+		// The API forbids skipping a filter that cannot be resolved: every
+		// request of the rule answers 500.
+		t.unresolved(closed)
+		rb = unusable(rb, -1)
+	}
 	for bi := range rb.Backends {
-		res, d := t.backendFilters(rv, path, bi)
+		if closed != nil {
+			tw.filters, tw.mirrors = append(tw.filters, nil), append(tw.mirrors, nil)
+			continue
+		}
+		res, d, shut := t.backendFilters(rv, path, bi)
 		if d != nil {
 			return d
+		}
+		if shut != nil { // the backend's share answers 500
+			t.unresolved(shut)
+			rb = unusable(rb, bi)
 		}
 		tw.filters = append(tw.filters, res.Middlewares)
 		tw.mirrors = append(tw.mirrors, res.Mirrors)
@@ -162,17 +181,64 @@ func (t *routeTranslation) rule(rv ruleView, att *attach.RouteAttachment, rb att
 }
 
 // backendFilters translates the filters of rule rv's backendRef bi, or
-// says why the rule is left out. They run after the router's middlewares
-// whatever the listener, so they are translated once, without it.
-func (t *routeTranslation) backendFilters(rv ruleView, path *field.Path, bi int) (filter.Result, *attach.DroppedRule) {
+// says why the rule is left out, or which references they name cannot be
+// followed (closed: the backend's share then answers 500). They run after
+// the router's middlewares whatever the listener, so they are translated
+// once, without it.
+func (t *routeTranslation) backendFilters(rv ruleView, path *field.Path, bi int) (res filter.Result, d *attach.DroppedRule, closed filter.Errors) {
 	if rv.backendFilters == nil {
-		return filter.Result{}, nil
+		return filter.Result{}, nil, nil
 	}
 	res, err := rv.backendFilters(filter.Env{Target: t.env.Target}, path, t.names.backend(rv.index, bi), bi)
 	if err != nil {
-		return filter.Result{}, filterDropped(rv.index, err)
+		if closed = unresolvedOnly(err); closed == nil {
+			return filter.Result{}, filterDropped(rv.index, err), nil
+		}
+		return filter.Result{}, nil, closed
 	}
-	return res, nil
+	return res, nil, nil
+}
+
+// unresolvedOnly is the problems of err, a filter problem, when each is a
+// reference that cannot be followed (filter.Error's Condition
+// ResolvedRefs: an ExtensionRef filter sliceway has no extension for),
+// nil when err holds another.
+func unresolvedOnly(err error) filter.Errors {
+	var es filter.Errors
+	if !errors.As(err, &es) || len(es) == 0 {
+		return nil
+	}
+	for _, e := range es {
+		if e.Condition != gatewayv1.RouteConditionResolvedRefs {
+			return nil
+		}
+	}
+	return es
+}
+
+// unresolved files es, references the route's filters name that cannot be
+// followed, with its backendRefs' problems: its ResolvedRefs condition
+// turns False.
+func (t *routeTranslation) unresolved(es filter.Errors) {
+	for _, e := range es {
+		t.bc.Unresolved(e.Field, e.Reason, e.Detail)
+	}
+}
+
+// unusable is rb with backend bi unusable (every backend, with bi < 0):
+// its share of the requests answers 500. rb, which the route's outcome
+// holds, is left as it is.
+func unusable(rb attach.RuleBackends, bi int) attach.RuleBackends {
+	out := rb
+	out.Backends = slices.Clone(rb.Backends)
+	for i := range out.Backends {
+		if b := &out.Backends[i]; (bi < 0 || i == bi) && b.Usable {
+			b.Usable = false
+			out.UsableWeight -= int64(b.Weight)
+			out.UnusableWeight += int64(b.Weight)
+		}
+	}
+	return out
 }
 
 // backendsOf is rule ri's backends in bc; none when bc has no such rule.

@@ -137,6 +137,15 @@ func (c *BackendCheck) unresolved(b Backend, field string) {
 	c.Message = problemList(c.problems)
 }
 
+// Unresolved files a reference beside the backendRefs that the route's
+// translation cannot follow (an ExtensionRef filter sliceway has no
+// extension for), at field, with the reason and message of the route's
+// ResolvedRefs condition, which turns False; the first problem decides
+// the reason.
+func (c *BackendCheck) Unresolved(field string, reason gatewayv1.RouteConditionReason, message string) {
+	c.unresolved(Backend{Reason: reason, Message: message}, field)
+}
+
 // ErrorStatus returns the HTTP status that answers traffic meant for an
 // unusable backend of a route of kind.
 func ErrorStatus(kind gatewayv1.Kind) int {

@@ -235,7 +235,7 @@ func (w walk) filter(p *field.Path, f gwapiv1.HTTPRouteFilter) ([]rewritePart, *
 		}
 		ref := f.ExtensionRef
 		return nil, nil, Errors{invalidKind(p.Child("extensionRef"),
-			"sliceway knows no extension filter (group %s, kind %s, name %s); the rule's requests get 500",
+			"sliceway knows no extension filter (group %s, kind %s, name %s): the requests it would process answer 500",
 			excerpt.Quote(string(ref.Group)), excerpt.Quote(string(ref.Kind)), excerpt.Quote(string(ref.Name)))}
 	default: // ExternalAuth
 		return nil, nil, Errors{unsupported(p.Child("type"), "sliceway does not support the %s filter", f.Type)}
