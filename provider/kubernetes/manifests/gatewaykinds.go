@@ -38,6 +38,7 @@ var GatewayKinds = []schema.GroupVersionKind{
 	gatewayV1.WithKind("HTTPRoute"),
 	gatewayV1.WithKind("GRPCRoute"),
 	gatewayV1.WithKind("ReferenceGrant"),
+	gatewayV1.WithKind("BackendTLSPolicy"),
 }
 
 // IsGatewayKind says whether gvk is one of GatewayKinds, in any version of
@@ -78,11 +79,12 @@ var manifestDecoder = serializer.NewCodecFactory(decodingScheme).UniversalDeseri
 // gatewayResources are the resources of GatewayKinds, which
 // meta.UnsafeGuessKindToResource gets wrong for Gateway ("gatewaies").
 var gatewayResources = map[string]string{
-	"GatewayClass":   "gatewayclasses",
-	"Gateway":        "gateways",
-	"HTTPRoute":      "httproutes",
-	"GRPCRoute":      "grpcroutes",
-	"ReferenceGrant": "referencegrants",
+	"GatewayClass":     "gatewayclasses",
+	"Gateway":          "gateways",
+	"HTTPRoute":        "httproutes",
+	"GRPCRoute":        "grpcroutes",
+	"ReferenceGrant":   "referencegrants",
+	"BackendTLSPolicy": "backendtlspolicies",
 }
 
 // resourceOf is the resource that serves objects of gvk: the Gateway API

@@ -228,7 +228,7 @@ func TestWantedKinds(t *testing.T) {
 		// Wanted, so that the decoder says the version is not read.
 		{schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: "v1alpha1", Kind: "HTTPRoute"}, false, true},
 		{gatewayV1.WithKind("TLSRoute"), false, false},
-		{gatewayV1.WithKind("BackendTLSPolicy"), false, false},
+		{gatewayV1.WithKind("BackendTLSPolicy"), false, true},
 		{schema.GroupVersionKind{Group: "gateway.networking.x-k8s.io", Version: "v1alpha1", Kind: "HTTPRoute"}, false, false},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, false, false},
 	} {
