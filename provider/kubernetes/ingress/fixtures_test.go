@@ -50,16 +50,20 @@ func TestFixtures(t *testing.T) {
 func renderFixture(t *testing.T, dir string) (conf, errs string) {
 	t.Helper()
 	opts, cs, problems := loadFixture(t, dir)
-	return renderCase(t, dir, opts, cs, problems)
+	conf, errs, _ = renderCase(t, dir, opts, ClientOptions{}, cs, problems)
+	return conf, errs
 }
 
-// renderCase renders the case of dir with opts on cs, whose manifests
-// had problems: the configuration as YAML, and the errors a line each.
-func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interface, problems []*manifests.Error) (conf, errs string) {
+// renderCase renders the case of dir with opts on cs (and the client
+// options copts adds, such as the Gateway API's clientset), whose
+// manifests had problems: the configuration as YAML, and the errors a
+// line each, from the result res.
+func renderCase(t *testing.T, dir string, opts *Provider, copts ClientOptions, cs kubernetes.Interface, problems []*manifests.Error) (conf, errs string, res *Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := RenderOnce(ctx, cs, opts, ClientOptions{Namespaces: opts.Namespaces, LabelSelector: opts.LabelSelector, WatchNodes: true}, 20*time.Second)
+	copts.Namespaces, copts.LabelSelector, copts.WatchNodes = opts.Namespaces, opts.LabelSelector, true
+	res, err := RenderOnce(ctx, cs, opts, copts, 20*time.Second)
 	require.NoError(t, err)
 
 	out, err := dynamic.MarshalYAML(res.Configuration)
@@ -90,7 +94,7 @@ func renderCase(t *testing.T, dir string, opts *Provider, cs kubernetes.Interfac
 	if len(lines) > 0 {
 		errs = strings.Join(lines, "\n") + "\n"
 	}
-	return string(out), errs
+	return string(out), errs, res
 }
 
 // loadFixture reads the options of a case and serves its manifests from an

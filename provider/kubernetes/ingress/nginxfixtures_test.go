@@ -48,5 +48,6 @@ func renderNGINXFixture(t *testing.T, dir string) (conf, errs string) {
 	opts := loadNGINXFixture(t, dir)
 	objs, problems := manifests.Read([]string{filepath.Join(dir, "manifests.yaml")}, manifests.IsUsedKind)
 	cs, more := manifests.NewFakeCluster(objs)
-	return renderCase(t, dir, &opts.Provider, cs, append(problems, more...))
+	conf, errs, _ = renderCase(t, dir, &opts.Provider, ClientOptions{}, cs, append(problems, more...))
+	return conf, errs
 }
