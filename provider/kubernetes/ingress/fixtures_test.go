@@ -31,16 +31,26 @@ const fixturesDir = "../../../fixtures"
 // go test ./provider/kubernetes/ingress -run TestFixtures -update rewrites
 // expected.yaml and errors.txt after a deliberate change; review the diff.
 func TestFixtures(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "manifests.yaml"))
+	runFixtures(t, "", func(t *testing.T, dir string) map[string]string {
+		conf, errs := renderFixture(t, dir)
+		return map[string]string{"expected.yaml": conf, "errors.txt": errs}
+	})
+}
+
+// runFixtures runs each case of fixtures/<sub>/ (of fixtures/ itself for
+// ""): render gives its golden files by name, each of which checkGolden
+// checks (or writes, with -update).
+func runFixtures(t *testing.T, sub string, render func(t *testing.T, dir string) map[string]string) {
+	dirs, err := filepath.Glob(filepath.Join(fixturesDir, sub, "*", "manifests.yaml"))
 	require.NoError(t, err)
-	require.NotEmpty(t, dirs, "no fixture cases found")
+	require.NotEmpty(t, dirs, "no fixture cases found in fixtures/%s", sub)
 	for _, file := range dirs {
 		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			gotConf, gotErrs := renderFixture(t, dir)
-			checkGolden(t, filepath.Join(dir, "expected.yaml"), gotConf)
-			checkGolden(t, filepath.Join(dir, "errors.txt"), gotErrs)
+			for name, got := range render(t, dir) {
+				checkGolden(t, filepath.Join(dir, name), got)
+			}
 		})
 	}
 }

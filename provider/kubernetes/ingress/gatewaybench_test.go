@@ -3,9 +3,7 @@ package ingress
 import (
 	"context"
 	"os"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -159,38 +157,17 @@ func BenchmarkGatewayRenderAfterRouteChange(b *testing.B) {
 // the middle of the Gateway benchmarks' cluster.
 func benchRouteChange(b *testing.B, services int, toggle func(rule *gatewayv1.HTTPRouteRule, on bool)) {
 	cs, gw := gatewayBenchClientsets(b, services)
-	var events atomic.Int64
-	changes := &Changes{}
-	co := ClientOptions{Provider: &newGatewayProvider(b).Provider, Gateway: gw, OnChange: changes.Record,
-		Notify: func(string, bool) { events.Add(1) }}
-	client := syncedClient(b, cs, co)
-	ctx := context.Background()
-	r := NewRenderer(co.Provider)
-	r.Render(client.Snapshot(), changes) // takes the initial adds
 	routes := gw.GatewayV1().HTTPRoutes(clustergen.Namespace)
+	ctx := context.Background()
 	route, err := routes.Get(ctx, clustergen.Name(services/2), metav1.GetOptions{})
 	require.NoError(b, err)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		b.StopTimer()
-		toggle(&route.Spec.Rules[0], i%2 == 0)
-		want := events.Load() + 1
-		if route, err = routes.Update(ctx, route, metav1.UpdateOptions{}); err != nil {
-			b.Fatal(err)
+	benchRenderAfter(b, cs, ClientOptions{Provider: &newGatewayProvider(b).Provider, Gateway: gw}, func(*Result) func(i int) error {
+		return func(i int) (err error) {
+			toggle(&route.Spec.Rules[0], i%2 == 0)
+			route, err = routes.Update(ctx, route, metav1.UpdateOptions{})
+			return err
 		}
-		for events.Load() < want {
-			time.Sleep(50 * time.Microsecond)
-		}
-		b.StartTimer()
-		if _, changed := r.Render(client.Snapshot(), changes); !changed {
-			b.Fatal("the change did not reach the configuration")
-		}
-	}
-	b.StopTimer()
-	if st := r.Stats(); st.Full != 1 {
-		b.Fatalf("%d full renders, want only the first: %+v", st.Full, st)
-	}
+	})
 }
 
 // BenchmarkGatewayHeapAfterSync is BenchmarkHeapAfterSync for the Gateway

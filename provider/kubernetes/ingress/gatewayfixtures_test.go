@@ -21,23 +21,15 @@ import (
 // status.yaml is the status the provider writes to each Gateway API
 // object it concludes about (its conditions' times set to one instant).
 func TestGatewayFixtures(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "gateway", "*", "manifests.yaml"))
-	require.NoError(t, err)
-	require.NotEmpty(t, dirs, "no Gateway API fixture cases found")
-	for _, file := range dirs {
-		dir := filepath.Dir(file)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			t.Parallel()
-			opts := loadGatewayFixture(t, dir)
-			objs, problems := manifests.Read([]string{file}, manifests.WantedKinds(true))
-			cluster := manifests.NewCluster()
-			_, more := cluster.Apply(objs)
-			conf, errs, res := renderCase(t, dir, &opts.Provider, ClientOptions{Gateway: cluster.GatewayClientset()}, cluster.Clientset(), append(problems, more...))
-			checkGolden(t, filepath.Join(dir, "expected.yaml"), conf)
-			checkGolden(t, filepath.Join(dir, "errors.txt"), errs)
-			checkGolden(t, filepath.Join(dir, "status.yaml"), fixtureStatus(t, res.gateway, gatewayv1.GatewayController(opts.ControllerName)))
-		})
-	}
+	runFixtures(t, "gateway", func(t *testing.T, dir string) map[string]string {
+		opts := loadGatewayFixture(t, dir)
+		objs, problems := manifests.Read([]string{filepath.Join(dir, "manifests.yaml")}, manifests.WantedKinds(true))
+		cluster := manifests.NewCluster()
+		_, more := cluster.Apply(objs)
+		conf, errs, res := renderCase(t, dir, &opts.Provider, ClientOptions{Gateway: cluster.GatewayClientset()}, cluster.Clientset(), append(problems, more...))
+		return map[string]string{"expected.yaml": conf, "errors.txt": errs,
+			"status.yaml": fixtureStatus(t, res.gateway, gatewayv1.GatewayController(opts.ControllerName))}
+	})
 }
 
 // loadGatewayFixture reads the options of a Gateway API case.

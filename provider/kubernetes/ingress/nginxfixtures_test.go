@@ -15,18 +15,10 @@ import (
 // ingress-nginx provider, as TestFixtures does those of fixtures/ with the
 // Traefik-style one: options.yaml holds NGINXProvider's options.
 func TestNGINXFixtures(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "nginx", "*", "manifests.yaml"))
-	require.NoError(t, err)
-	require.NotEmpty(t, dirs, "no ingress-nginx fixture cases found")
-	for _, file := range dirs {
-		dir := filepath.Dir(file)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			t.Parallel()
-			gotConf, gotErrs := renderNGINXFixture(t, dir)
-			checkGolden(t, filepath.Join(dir, "expected.yaml"), gotConf)
-			checkGolden(t, filepath.Join(dir, "errors.txt"), gotErrs)
-		})
-	}
+	runFixtures(t, "nginx", func(t *testing.T, dir string) map[string]string {
+		conf, errs := renderNGINXFixture(t, dir)
+		return map[string]string{"expected.yaml": conf, "errors.txt": errs}
+	})
 }
 
 // loadNGINXFixture reads the options of an ingress-nginx case.
