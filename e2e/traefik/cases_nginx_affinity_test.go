@@ -9,7 +9,7 @@ import (
 )
 
 // Cookie affinity of the ingress-nginx provider
-// (provider/kubernetes/ingress/internal/nginx/affinity.go).
+// (provider/kubernetes/internal/nginx/affinity.go).
 func init() {
 	register(affinityCase())
 }

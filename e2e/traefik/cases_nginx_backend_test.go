@@ -6,7 +6,7 @@ import (
 )
 
 // Cases of the ingress-nginx provider's backend annotations that say
-// how the servers are reached (provider/kubernetes/ingress/internal/nginx:
+// how the servers are reached (provider/kubernetes/internal/nginx:
 // backendannotations.go, transport.go, backendservice.go,
 // backendmiddlewares.go): protocol, backend TLS, the cluster IP, the
 // Host. Timeouts, body size and error pages are in

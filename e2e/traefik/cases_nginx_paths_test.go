@@ -1,7 +1,7 @@
 package traefike2e
 
 // Cases of the ingress-nginx provider's path annotations
-// (provider/kubernetes/ingress/internal/nginx: pathannotations.go,
+// (provider/kubernetes/internal/nginx: pathannotations.go,
 // aliases.go): what the backend sees of the path, the header that goes
 // with a rewrite, the names a path is served on, and the https redirect's
 // path. The redirect annotations' cases are in

@@ -1,7 +1,7 @@
 package traefike2e
 
 // Cases of the ingress-nginx provider's redirect annotations
-// (provider/kubernetes/ingress/internal/nginx: redirects.go). Traefik's
+// (provider/kubernetes/internal/nginx: redirects.go). Traefik's
 // redirect middlewares choose their code by method, where nginx answers
 // the one code it is given: a permanent redirect is 301 to GET and 308
 // to the others, a temporary one 302 to GET and 307 to the others. Each

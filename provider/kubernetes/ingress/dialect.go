@@ -3,7 +3,7 @@ package ingress
 import (
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 

@@ -16,8 +16,11 @@
 //	missingresource.go        a resource the API server does not serve (a
 //	                          Gateway API CRD not installed), told at once
 //	gatewayprovider.go,       the Gateway API provider (its options) and its
-//	gatewaydialect.go         dialect: Gateways and routes into parts
-//	                          (internal/gateway) through the one engine
+//	gatewaydialect.go,        dialect: Gateways and routes into parts
+//	gatewayroutes.go          (../internal/gateway) through the one engine
+//	gatewayincremental.go     what a change of routes, Services or Secrets
+//	                          reaches of the Gateway front end, translated
+//	                          again alone
 //	handlers.go               their event handlers: the change filter
 //	                          (k8s.Keep), then the client's own records
 //	secretrefs.go,            the Secrets the Ingresses name, whose data the
@@ -31,14 +34,14 @@
 //	                          translation's own builders
 //	changes.go                Changes: the keys of what changed since a render
 //	dialect.go,               the front ends over the one engine: the
-//	nginxprovider.go,         Traefik-style one (internal/translate) and
-//	nginxconfigmap.go         ingress-nginx's (internal/nginx, with the
+//	nginxprovider.go,         Traefik-style one (../internal/translate) and
+//	nginxconfigmap.go         ingress-nginx's (../internal/nginx, with the
 //	                          controller's ConfigMap); each says what it
 //	                          reads, which Ingresses it serves and how
-//	internal/translate        the translation: an Ingress to its part, a
+//	../internal/translate     the translation: an Ingress to its part, a
 //	                          Service port to its load balancer (its package
 //	                          comment maps its files)
-//	internal/nginx            the ingress-nginx front end (likewise)
+//	../internal/nginx         the ingress-nginx front end (likewise)
 //	translation.go,           its names and types this package's API shows
 //	translateoptions.go       (aliases), and its options, built from the
 //	                          Provider's

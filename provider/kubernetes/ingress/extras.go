@@ -5,7 +5,7 @@ import (
 	"reflect"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // extraRefs counts the middlewares and servers transports the parts

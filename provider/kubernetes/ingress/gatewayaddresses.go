@@ -7,7 +7,7 @@ import (
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
 )
 
 // gatewayAddresses are the addresses the proxy serves Gateways at, each

@@ -7,9 +7,9 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // A change of some routes, of the Services they name (their backendRefs

@@ -14,8 +14,8 @@ import (
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/filter"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/filter"
 )
 
 // GatewayProviderName is the name the Gateway API provider gives its

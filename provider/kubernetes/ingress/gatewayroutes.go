@@ -6,9 +6,9 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // gatewayRoute is one route the Gateway front end serves: an HTTPRoute or

@@ -5,7 +5,7 @@ import (
 
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // hostIndex holds the served Ingresses by the hosts their parts read

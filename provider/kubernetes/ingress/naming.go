@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/sliceway/sliceway/internal/excerpt"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // resolve names the routers of one key: the key itself for a lone router,

@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // configMapReader is the optional method of a Snapshot that gives the

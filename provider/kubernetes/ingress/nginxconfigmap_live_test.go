@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 

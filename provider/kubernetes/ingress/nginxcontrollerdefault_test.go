@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
 	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 

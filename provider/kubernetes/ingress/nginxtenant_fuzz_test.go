@@ -9,7 +9,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/nginx"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
 	to "github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 

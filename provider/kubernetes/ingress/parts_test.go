@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // TestAddAndRemovePartsInBatches checks renderState's add and remove, which

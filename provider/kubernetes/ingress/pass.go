@@ -6,7 +6,7 @@ import (
 
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // pass is one render: the snapshot, where load balancers are built, where

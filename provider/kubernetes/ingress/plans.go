@@ -6,7 +6,7 @@ import (
 	"github.com/google/btree"
 	netv1 "k8s.io/api/networking/v1"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // planIndex keeps the plan of each watched Ingress (translate.PlanIngress), made by

@@ -7,8 +7,8 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/gateway/attach"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // Renderer translates snapshots of one cluster again and again. It keeps

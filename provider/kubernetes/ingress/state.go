@@ -3,7 +3,7 @@ package ingress
 import (
 	"slices"
 
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // serviceEntry is the load balancer of one Service port in a render

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // serviceIndex keeps, for each Service, the Service object and its

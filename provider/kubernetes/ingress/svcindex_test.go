@@ -18,7 +18,7 @@ import (
 
 	"github.com/sliceway/sliceway/internal/clustergen"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 func indexedSlice(ns, name, service string) *discoveryv1.EndpointSlice {

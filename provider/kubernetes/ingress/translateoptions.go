@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // The options of translation, built from the Provider's: translation

@@ -1,7 +1,7 @@
 package ingress
 
 import (
-	"github.com/sliceway/sliceway/provider/kubernetes/ingress/internal/translate"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
 // The types and names of the translation (package translate) that are
