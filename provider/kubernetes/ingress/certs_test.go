@@ -27,9 +27,9 @@ func TestFullRenderParsesNoCertificateAgain(t *testing.T) {
 	first, _ := r.Render(snap, nil)
 	require.Empty(t, first.Errors)
 	require.Len(t, first.Configuration.TLS.Certificates, 20)
-	assert.Equal(t, 1, r.memos.CertificatesParsed(), "twenty copies of one pair")
+	assert.Equal(t, 1, r.Stats().CertificatesParsed, "twenty copies of one pair")
 	second, _ := r.Render(snap, nil)
-	assert.Equal(t, 1, r.memos.CertificatesParsed())
+	assert.Equal(t, 1, r.Stats().CertificatesParsed)
 	for i, c := range second.Configuration.TLS.Certificates {
 		assert.Same(t, first.Configuration.TLS.Certificates[i], c)
 	}

@@ -3,64 +3,32 @@ package ingress
 import (
 	netv1 "k8s.io/api/networking/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
 
-// dialect is a translation front end over the one engine (the informers,
-// the load balancers, the render state and the assembly): which
-// Ingresses a provider serves and what each becomes. The Traefik-style
-// provider's is traefikDialect; the ingress-nginx one's is nginxDialect.
-// A dialect is a comparable value (a pointer, or a struct of comparable
-// fields): a full render compares the one settings returns with the last
-// render's to know whether the last render's parts may be taken again.
+// dialect is a translation front end over the render engine
+// (engine.Dialect), with what the informer client reads of it. The
+// Traefik-style provider's is traefikDialect; the ingress-nginx one's is
+// nginxDialect; the Gateway API one's is gatewayDialect.
 type dialect interface {
+	engine.Dialect
 	// name is the provider's name in its messages and logs.
 	name() string
-	// classes reads, from the IngressClasses of snap, which Ingresses are
-	// served.
-	classes(snap Snapshot) servedSet
-	// translate builds into p (zero) the part of ing, a served Ingress;
-	// pl is the client's Traefik-style plan of it, nil when there is none.
-	translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, pl *translate.Plan)
-	// hosts are the hosts of ing whose other Ingresses its part reads
-	// through env.Hosts; a dialect whose parts read no other Ingress
-	// returns nil for every Ingress.
-	hosts(ing *netv1.Ingress) []string
-	// defaults are the names of the default backend's router and service.
-	defaults() defaultNames
 	// keep is what the dialect reads of annotations and Secret data: the
 	// informers' transform keeps it, the change filter compares it.
 	keep() k8s.Keep
 	// secretKeys are the Secrets (namespace/name) an Ingress names, whose
 	// data the Secret cache keeps; nil for a nil Ingress.
 	secretKeys(ing *netv1.Ingress) []string
-	// settings reads what of snap every part depends on besides the
-	// classes (ingress-nginx's controller ConfigMap): the dialect a full
-	// render translates with (prev, the last render's, when nothing of
-	// it changed) and the problems of those objects.
-	settings(snap Snapshot, prev dialect) (dialect, []*ObjectError)
 	// configMap is the ConfigMap the dialect reads (namespace and name),
 	// which the client watches; "" when none.
 	configMap() (namespace, name string)
-	// settingsIngresses are the Ingresses the options add, which are no
-	// objects of the cluster (settingsparts.go); the same pointers at
-	// every call.
-	settingsIngresses() []*netv1.Ingress
 	// plansByClient says whether the client's index should plan each
 	// Ingress as it arrives (translate.PlanIngress), which only the
 	// Traefik-style dialect reads.
 	plansByClient() bool
-}
-
-// servedSet says which Ingresses a provider serves.
-type servedSet interface {
-	Serves(ing *netv1.Ingress) bool
-}
-
-// defaultNames are the names of the default backend in the configuration.
-type defaultNames struct {
-	router, service string
 }
 
 // traefikDialect is the Traefik-style translation (package translate):
@@ -72,25 +40,27 @@ type traefikDialect struct {
 
 func (traefikDialect) name() string { return ProviderName }
 
-func (d traefikDialect) classes(snap Snapshot) servedSet {
+func (d traefikDialect) Classes(snap Snapshot) engine.ServedSet {
 	return translate.ReadClasses(snap, d.ingressClass)
 }
 
-func (traefikDialect) translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, pl *translate.Plan) {
+func (traefikDialect) Translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, pl *translate.Plan) {
 	env.Translate(p, ing, pl)
 }
 
-func (traefikDialect) hosts(*netv1.Ingress) []string { return nil }
+func (traefikDialect) Hosts(*netv1.Ingress) []string { return nil }
 
-func (traefikDialect) defaults() defaultNames {
-	return defaultNames{router: DefaultRouterName, service: DefaultBackendName}
+func (traefikDialect) Defaults() engine.DefaultNames {
+	return engine.DefaultNames{Router: DefaultRouterName, Service: DefaultBackendName}
 }
 
 func (traefikDialect) plansByClient() bool { return true }
 
-func (d traefikDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { return d, nil }
+func (d traefikDialect) Settings(Snapshot, engine.Dialect) (engine.Dialect, []*ObjectError) {
+	return d, nil
+}
 
-func (traefikDialect) settingsIngresses() []*netv1.Ingress { return nil }
+func (traefikDialect) SettingsIngresses() []*netv1.Ingress { return nil }
 
 func (traefikDialect) configMap() (string, string) { return "", "" }
 

@@ -16,8 +16,9 @@
 //	missingresource.go        a resource the API server does not serve (a
 //	                          Gateway API CRD not installed), told at once
 //	gatewayprovider.go,       the Gateway API provider (its options) and its
-//	gatewaydialect.go,        dialect: Gateways and routes into parts
-//	gatewayroutes.go          (../internal/gateway) through the one engine
+//	gatewaydialect.go,        dialect (an engine.RouteDialect): Gateways and
+//	gatewayroutes.go          routes into parts (../internal/gateway),
+//	                          ranked over all routes
 //	gatewayincremental.go     what a change of routes, Services or Secrets
 //	                          reaches of the Gateway front end, translated
 //	                          again alone
@@ -32,7 +33,6 @@
 //	                          with its prepared slices and the load balancers
 //	                          of its ports, each Ingress's plan, built by the
 //	                          translation's own builders
-//	changes.go                Changes: the keys of what changed since a render
 //	dialect.go,               the front ends over the one engine: the
 //	nginxprovider.go,         Traefik-style one (../internal/translate) and
 //	nginxconfigmap.go         ingress-nginx's (../internal/nginx, with the
@@ -45,22 +45,10 @@
 //	translation.go,           its names and types this package's API shows
 //	translateoptions.go       (aliases), and its options, built from the
 //	                          Provider's
-//	settingsparts.go          parts the options add that no Ingress asks for
-//	                          (ingress-nginx's default backend service)
-//	state.go, hostindex.go    what the last render left: parts, the entries
-//	                          of the Service ports they use, who uses what
-//	                          (renderState), the Ingresses by host
-//	pass.go                   one render's translation: the environment it
-//	                          gives translate, and the entries it records
-//	assemble.go, naming.go,   parts to a configuration: names, conflicts, the
-//	ties.go, outputmaps.go,   default backend, certificates, one TLS option
-//	tlshosts.go, extras.go    per host, middlewares and transports; full or
-//	                          patch
-//	renderer.go,              the Renderer: a full render, or an incremental
-//	incremental.go,           one that translates what the changes touch and
-//	result.go, renderonce.go  patches the previous configuration; Translate;
-//	                          RenderOnce for `sliceway render`
-//	equal.go, errsort.go      "did it change", and the problems in order
+//	render.go                 the render engine (../internal/engine, which
+//	                          all three front ends share) as this package's
+//	                          API: Renderer, Result, Changes, Translate
+//	renderonce.go             RenderOnce for `sliceway render`
 //	provider.go,              Provide's loop and its render step, the status
 //	liverender.go, status.go, writer (of the Gateway API objects:
 //	gatewaystatus.go,         gatewaystatus.go), the denied requests, the

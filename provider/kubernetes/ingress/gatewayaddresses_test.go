@@ -54,7 +54,7 @@ func TestGatewaysOnAddressesOfTheirOwn(t *testing.T) {
 	require.Equal(t, []string{"web-a"}, routers["httproute-infra-to-first-infra-first-http-r0-m0"].EntryPoints)
 	require.Equal(t, []string{"web-b"}, routers["httproute-infra-to-second-infra-second-http-r0-m0"].EntryPoints)
 	addresses := map[string]string{}
-	for _, g := range res.gateway.gateways {
+	for _, g := range outcomeOf(res).gateways {
 		require.Len(t, g.Addresses, 1, g.Name)
 		require.Equal(t, gatewayv1.IPAddressType, *g.Addresses[0].Type)
 		addresses[g.Name] = g.Addresses[0].Value

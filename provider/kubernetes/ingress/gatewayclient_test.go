@@ -398,7 +398,9 @@ func TestGatewayClientReadsNoIngress(t *testing.T) {
 	client, _ := startClient(t, cs, ClientOptions{Gateway: newGatewayFake(t, gatewayTestObjects()...), Provider: &newGatewayProvider(t).Provider})
 	snap := client.Snapshot()
 	assert.Empty(t, snap.Ingresses())
-	assert.Nil(t, snap.(ingressGetter).Ingress("shop", "legacy"))
+	assert.Nil(t, snap.(interface {
+		Ingress(namespace, name string) *netv1.Ingress
+	}).Ingress("shop", "legacy"))
 	assert.Empty(t, snap.IngressClasses())
 	for _, a := range cs.Actions() {
 		assert.NotContains(t, []string{"ingresses", "ingressclasses"}, a.GetResource().Resource, "%s %s", a.GetVerb(), a.GetResource())

@@ -7,29 +7,12 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/filter"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
 )
-
-// routeDialect is a dialect whose parts are made of other objects than
-// Ingresses (the Gateway front end's routes and Gateways): a full render
-// takes its parts from routeParts, in a new render state, and assembles
-// them as it does Ingresses' parts.
-type routeDialect interface {
-	dialect
-	// routeParts translates the objects of snap this dialect serves, each
-	// into its part through ps (which builds their load balancers), in
-	// the order of their keys, and says what it concluded of them for
-	// their status, and what their attachments claim (the kind
-	// conflicts an incremental render checks a change against).
-	routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome, *attach.KindClaims)
-	// rerouteParts translates again some of those objects after a change
-	// (gatewayincremental.go).
-	rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey,
-		secrets map[translate.Key]struct{}) ([]*ingressPart, []translate.ObjectKey, *gatewayOutcome, bool)
-}
 
 // gatewayDialect is the Gateway API front end (package gateway): the
 // parts of the HTTPRoutes and GRPCRoutes attached to the Gateways of the
@@ -41,19 +24,23 @@ type gatewayDialect struct {
 	target     filter.Target
 }
 
-func (*gatewayDialect) name() string                                           { return GatewayProviderName }
-func (*gatewayDialect) classes(Snapshot) servedSet                             { return noIngress{} }
-func (*gatewayDialect) hosts(*netv1.Ingress) []string                          { return nil }
-func (*gatewayDialect) defaults() defaultNames                                 { return defaultNames{} }
-func (*gatewayDialect) keep() k8s.Keep                                         { return translate.Reads }
-func (*gatewayDialect) secretKeys(*netv1.Ingress) []string                     { return nil }
-func (*gatewayDialect) configMap() (string, string)                            { return "", "" }
-func (*gatewayDialect) settingsIngresses() []*netv1.Ingress                    { return nil }
-func (*gatewayDialect) plansByClient() bool                                    { return false }
-func (d *gatewayDialect) settings(Snapshot, dialect) (dialect, []*ObjectError) { return d, nil }
+var _ engine.RouteDialect = (*gatewayDialect)(nil)
 
-// translate is never called: the dialect serves no Ingress.
-func (*gatewayDialect) translate(*translate.IngressEnv, *translate.Part, *netv1.Ingress, *translate.Plan) {
+func (*gatewayDialect) name() string                        { return GatewayProviderName }
+func (*gatewayDialect) Classes(Snapshot) engine.ServedSet   { return noIngress{} }
+func (*gatewayDialect) Hosts(*netv1.Ingress) []string       { return nil }
+func (*gatewayDialect) Defaults() engine.DefaultNames       { return engine.DefaultNames{} }
+func (*gatewayDialect) keep() k8s.Keep                      { return translate.Reads }
+func (*gatewayDialect) secretKeys(*netv1.Ingress) []string  { return nil }
+func (*gatewayDialect) configMap() (string, string)         { return "", "" }
+func (*gatewayDialect) SettingsIngresses() []*netv1.Ingress { return nil }
+func (*gatewayDialect) plansByClient() bool                 { return false }
+func (d *gatewayDialect) Settings(Snapshot, engine.Dialect) (engine.Dialect, []*ObjectError) {
+	return d, nil
+}
+
+// Translate is never called: the dialect serves no Ingress.
+func (*gatewayDialect) Translate(*translate.IngressEnv, *translate.Part, *netv1.Ingress, *translate.Plan) {
 }
 
 // noIngress serves no Ingress.
@@ -61,21 +48,22 @@ type noIngress struct{}
 
 func (noIngress) Serves(*netv1.Ingress) bool { return false }
 
-// routeParts processes the GatewayClasses and Gateways of snap, attaches
+// RouteParts processes the GatewayClasses and Gateways of snap, attaches
 // the routes to their listeners and translates the routes attached to at
 // least one, then ranks the routers of each entry point over all routes
 // (their priorities depend on each other). The outcome is what the
-// render concluded about each object of ours, for its status.
-func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *gatewayOutcome, *attach.KindClaims) {
+// render concluded about each object of ours (a *gatewayOutcome), for
+// its status.
+func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot) ([]*engine.Part, any) {
 	objs, ok := snap.(GatewaySnapshot)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil
 	}
 	out := &gatewayOutcome{}
-	look := gatewayLookups(snap, objs, ps.tr.Memos)
+	look := gatewayLookups(snap, objs, ps.Env().Memos)
 	var mine []*gatewayv1.Gateway
 	out.classes, mine, out.gateways = d.processGateways(objs, look)
-	var parts []*ingressPart
+	var parts []*engine.Part
 	for i, gw := range mine {
 		if p := d.gatewayPart(ps, gw, &out.gateways[i]); p != nil {
 			parts = append(parts, p)
@@ -91,9 +79,9 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 	for i, rt := range routes {
 		atts[i] = attach.AttachRoute(rt.view(), env.Gateway, look)
 	}
-	claims := attach.NewKindClaims(atts)
+	out.claims = attach.NewKindClaims(atts)
 	attach.ResolveKindConflicts(atts)
-	var served []*ingressPart // the parts of the routes attached somewhere
+	var served []*engine.Part // the parts of the routes attached somewhere
 	for i := range atts {
 		if len(atts[i].Parents) == 0 {
 			continue // names no Gateway of ours: not ours to serve or to tell
@@ -108,14 +96,14 @@ func (d *gatewayDialect) routeParts(ps *pass, snap Snapshot) ([]*ingressPart, *g
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)
 	// The routers are this render's own, not yet handed out: their
 	// priorities are set in place.
-	if _, err := rankRoutes(served, nil); err != nil {
+	if _, err := d.Rank(served, nil); err != nil {
 		for _, p := range served {
 			for i := range p.Routers {
 				p.Problem(p.Routers[i].Path.String(), translate.SeverityError, err)
 			}
 		}
 	}
-	return append(parts, served...), out, claims
+	return append(parts, served...), out
 }
 
 // processGateways processes the GatewayClasses of objs whose
@@ -157,6 +145,11 @@ type gatewayOutcome struct {
 	routes     []routeOutcome
 	backendTLS attach.BackendTLSPolicies
 	policies   []policyOutcome // of backendTLS's policies
+	// claims are the hostnames the routes' attachments claim, by kind:
+	// what an incremental render checks a change against
+	// (gatewayincremental.go). Unlike the rest, the renders update them
+	// in place, and only the renderer reads them.
+	claims *attach.KindClaims
 }
 
 // routeOutcome is what a render concluded about one route.
@@ -167,16 +160,15 @@ type routeOutcome struct {
 
 // gatewayPart is the part of a Gateway: the certificates of its
 // programmed listeners that end TLS; nil when it has none.
-func (d *gatewayDialect) gatewayPart(ps *pass, gw *gatewayv1.Gateway, g *attach.Gateway) *ingressPart {
-	p := &ingressPart{}
-	ps.build(p, func(part *translate.Part) {
+func (d *gatewayDialect) gatewayPart(ps *engine.Pass, gw *gatewayv1.Gateway, g *attach.Gateway) *engine.Part {
+	p := ps.Build(func(part *translate.Part) {
 		part.BeginObject(string(attach.KindGateway), gw)
 		for li, l := range g.Listeners {
 			if !l.Programmed || l.TLSMode != gatewayv1.TLSModeTerminate {
 				continue
 			}
 			for ci, c := range l.Certificates {
-				ps.tr.Certificate(part, c.Namespace, c.Name, func() string {
+				ps.Env().Certificate(part, c.Namespace, c.Name, func() string {
 					return fmt.Sprintf("spec.listeners[%d].tls.certificateRefs[%d]", li, ci)
 				})
 			}

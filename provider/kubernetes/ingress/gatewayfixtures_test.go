@@ -28,7 +28,7 @@ func TestGatewayFixtures(t *testing.T) {
 		_, more := cluster.Apply(objs)
 		conf, errs, res := renderCase(t, dir, &opts.Provider, ClientOptions{Gateway: cluster.GatewayClientset()}, cluster.Clientset(), append(problems, more...))
 		return map[string]string{"expected.yaml": conf, "errors.txt": errs,
-			"status.yaml": fixtureStatus(t, res.gateway, gatewayv1.GatewayController(opts.ControllerName))}
+			"status.yaml": fixtureStatus(t, outcomeOf(res), gatewayv1.GatewayController(opts.ControllerName))}
 	})
 }
 

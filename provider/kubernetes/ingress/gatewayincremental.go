@@ -1,13 +1,13 @@
 package ingress
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
@@ -33,64 +33,19 @@ import (
 // it: which of them keeps it is settled over all routes
 // (attach.ResolveKindConflicts).
 
-// reroute renders the routes of t.dirty again, and the Gateways that name
-// one of secrets, with the load balancers t refreshed in place, or
-// renders in full when the change reaches beyond them.
-func (r *Renderer) reroute(snap Snapshot, t *touchedParts, secrets map[translate.Key]struct{}) (*Result, bool) {
-	rd := r.dialect.(routeDialect)
-	keys := slices.SortedFunc(maps.Keys(t.dirty), compareRouteKeys)
-	news, replaced, out, ok := rd.rerouteParts(t.ps, snap, r.gateway, r.claims, keys, secrets)
-	if !ok {
-		return r.full(snap)
-	}
-	st := r.st
-	var olds []*ingressPart
-	for _, key := range replaced {
-		if p := st.parts[key]; p != nil {
-			olds = append(olds, p)
-		}
-	}
-	st.remove(olds)
-	st.add(news)
-	var reranked []*ingressPart
-	if len(keys) > 0 {
-		fresh := make(map[*ingressPart]struct{}, len(news))
-		for _, p := range news {
-			fresh[p] = struct{}{}
-		}
-		var err error
-		if reranked, err = rankRoutes(st.served, func(p *ingressPart) bool { _, ok := fresh[p]; return ok }); err != nil {
-			return r.full(snap) // which reports it on every router
-		}
-	}
-	st.sweep()
-	translate.PruneCertificates(&r.memos, st.secUsers)
-	prev := r.conf
-	// A part whose routers were ranked again is placed again: it goes
-	// out and comes back.
-	conf, ok := r.asm.patch(prev, st, append(olds, reranked...), append(news, reranked...), t.swaps)
-	if !ok {
-		return r.full(snap)
-	}
-	r.stats.Incremental++
-	r.stats.Parts += len(news)
-	r.stats.Translated += len(news)
-	r.conf, r.gateway = conf, out
-	return r.result(), conf != prev
-}
-
-// routesNaming adds to dirty the routes of the last outcome whose
+// RoutesNaming adds to dirty the routes of the last outcome whose
 // backendRefs or mirrors name one of services, found or not: checking
 // them read those Services' ports.
-func (r *Renderer) routesNaming(services map[translate.Key]struct{}, dirty map[translate.ObjectKey]struct{}) {
-	if len(services) == 0 || r.gateway == nil {
+func (*gatewayDialect) RoutesNaming(last any, services map[translate.Key]struct{}, dirty map[translate.ObjectKey]struct{}) {
+	prev, _ := last.(*gatewayOutcome)
+	if prev == nil {
 		return
 	}
 	names := func(b attach.Backend) bool {
 		_, ok := services[translate.Key{Namespace: b.Namespace, Name: b.Name}]
 		return ok
 	}
-	for _, ro := range r.gateway.routes {
+	for _, ro := range prev.routes {
 		for _, rule := range ro.backends.Rules {
 			hit := slices.ContainsFunc(rule.Backends, names)
 			for _, m := range rule.Mirrors {
@@ -104,25 +59,28 @@ func (r *Renderer) routesNaming(services map[translate.Key]struct{}, dirty map[t
 	}
 }
 
-// rerouteParts translates again the routes of keys (HTTPRoutes and
-// GRPCRoutes, in compareRouteKeys order, that changed or read what
-// changed) as they are in snap, the other routes staying as prev (the
-// last outcome) and claims say, and builds again the parts of the
-// Gateways that name one of secrets (certificatesChanged): it returns
-// the new parts (of the routes a parent accepts), the keys of the parts
-// they replace, and the outcome of the render. It updates claims, and
-// says false when the change reaches beyond those routes and Gateways
-// (a kind conflict, a key of another kind, a Secret that changes what a
-// Gateway's processing concludes) or snap cannot look up one route: the
-// caller then renders in full, which makes claims again.
-func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutcome, claims *attach.KindClaims, keys []translate.ObjectKey,
-	secrets map[translate.Key]struct{}) (news []*ingressPart, replaced []translate.ObjectKey, out *gatewayOutcome, ok bool) {
+// RerouteParts translates again the routes of keys (HTTPRoutes and
+// GRPCRoutes that changed or read what changed) as they are in snap, the
+// other routes staying as last (the last outcome, a *gatewayOutcome) and
+// its claims say, and builds again the parts of the Gateways that name
+// one of secrets (certificatesChanged): it returns the new parts (of the
+// routes a parent accepts), the keys of the parts they replace, and the
+// outcome of the render. It updates the claims, and says false when the
+// change reaches beyond those routes and Gateways (a kind conflict, a key
+// of another kind, a Secret that changes what a Gateway's processing
+// concludes) or snap cannot look up one route: the engine then renders in
+// full, which makes the claims again.
+func (d *gatewayDialect) RerouteParts(ps *engine.Pass, snap Snapshot, last any, keys []translate.ObjectKey,
+	secrets map[translate.Key]struct{}) (news []*engine.Part, replaced []translate.ObjectKey, outcome any, ok bool) {
 	objs, isGateway := snap.(GatewaySnapshot)
 	getter, canGet := snap.(routeGetter)
-	if !isGateway || !canGet || prev == nil || claims == nil {
+	prev, _ := last.(*gatewayOutcome)
+	if !isGateway || !canGet || prev == nil || prev.claims == nil {
 		return nil, nil, nil, false
 	}
-	look := gatewayLookups(snap, objs, ps.tr.Memos)
+	claims := prev.claims
+	slices.SortFunc(keys, compareRouteKeys)
+	look := gatewayLookups(snap, objs, ps.Env().Memos)
 	if len(secrets) > 0 {
 		if news, replaced, ok = d.certificatesChanged(ps, objs, look, prev, secrets); !ok {
 			return nil, nil, nil, false
@@ -185,7 +143,7 @@ func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutc
 			oldAtts = append(oldAtts, ro.att)
 		}
 	}
-	out = &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS,
+	out := &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS, claims: claims,
 		gateways: attach.RecountAttachedRoutes(prev.gateways, oldAtts, newAtts),
 		routes:   mergeRouteOutcomes(prev.routes, gone, outcomes)}
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)
@@ -199,8 +157,8 @@ func (d *gatewayDialect) rerouteParts(ps *pass, snap Snapshot, prev *gatewayOutc
 // does, so that no route attaches otherwise. It says false when it did
 // not, or when a Gateway presents one of secrets to backends (its routes
 // read it).
-func (d *gatewayDialect) certificatesChanged(ps *pass, objs GatewaySnapshot, look attach.Lookups, prev *gatewayOutcome,
-	secrets map[translate.Key]struct{}) (news []*ingressPart, replaced []translate.ObjectKey, ok bool) {
+func (d *gatewayDialect) certificatesChanged(ps *engine.Pass, objs GatewaySnapshot, look attach.Lookups, prev *gatewayOutcome,
+	secrets map[translate.Key]struct{}) (news []*engine.Part, replaced []translate.ObjectKey, ok bool) {
 	for _, g := range prev.gateways {
 		if ref := g.BackendClientCertificate; ref != nil {
 			if _, named := secrets[translate.Key{Namespace: ref.Namespace, Name: ref.Name}]; named {

@@ -141,8 +141,8 @@ func TestGatewayListenerWithAMalformedCertificate(t *testing.T) {
 	if tls := res.Configuration.TLS; tls != nil {
 		require.Empty(t, tls.Certificates)
 	}
-	require.Len(t, res.gateway.gateways, 1)
-	https := res.gateway.gateways[0].Listeners[1]
+	require.Len(t, outcomeOf(res).gateways, 1)
+	https := outcomeOf(res).gateways[0].Listeners[1]
 	require.False(t, https.Programmed)
 	cond := meta.FindStatusCondition(https.Conditions, string(gatewayv1.ListenerConditionResolvedRefs))
 	require.NotNil(t, cond)

@@ -6,6 +6,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
@@ -60,7 +61,7 @@ func (rt gatewayRoute) view() attach.Route {
 // ResolveKindConflicts), and translates it into its part through ps when
 // a parent accepts it (nil otherwise); the rules translation drops are
 // written into att. The outcome is what its status says.
-func buildRoute(ps *pass, env *gateway.Env, look attach.Lookups, rt gatewayRoute, att *attach.RouteAttachment) (routeOutcome, *ingressPart) {
+func buildRoute(ps *engine.Pass, env *gateway.Env, look attach.Lookups, rt gatewayRoute, att *attach.RouteAttachment) (routeOutcome, *engine.Part) {
 	var bc attach.BackendCheck
 	var translated func(*translate.Part) []attach.DroppedRule
 	rules := 0
@@ -74,11 +75,10 @@ func buildRoute(ps *pass, env *gateway.Env, look attach.Lookups, rt gatewayRoute
 		bc.CheckMirrors(att.Route, attach.GRPCRouteMirrorRefs(route), look)
 		translated = func(part *translate.Part) []attach.DroppedRule { return gateway.GRPCRoute(env, part, route, att, &bc) }
 	}
-	var p *ingressPart
+	var p *engine.Part
 	if slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
-		p = &ingressPart{}
 		var dropped []attach.DroppedRule
-		ps.build(p, func(part *translate.Part) { dropped = translated(part) })
+		p = ps.Build(func(part *translate.Part) { dropped = translated(part) })
 		attach.ApplyDroppedRules(att, rules, dropped)
 	}
 	return routeOutcome{att: att, backends: bc}, p
@@ -87,26 +87,26 @@ func buildRoute(ps *pass, env *gateway.Env, look attach.Lookups, rt gatewayRoute
 // routeEnv is what translating a route reads besides it: the load
 // balancers of ps, the BackendTLSPolicies, the Gateways of ours (as a
 // render processed them) and the client certificates of snap.
-func (d *gatewayDialect) routeEnv(ps *pass, snap Snapshot, backendTLS *attach.BackendTLSPolicies, gateways []attach.Gateway) *gateway.Env {
+func (d *gatewayDialect) routeEnv(ps *engine.Pass, snap Snapshot, backendTLS *attach.BackendTLSPolicies, gateways []attach.Gateway) *gateway.Env {
 	byKey := make(map[translate.Key]*attach.Gateway, len(gateways))
 	for i := range gateways {
 		g := &gateways[i]
 		byKey[translate.Key{Namespace: g.Namespace, Name: g.Name}] = g
 	}
-	return &gateway.Env{LoadBalancer: ps.loadBalancer, Target: d.target, BackendTLS: backendTLS.For,
+	return &gateway.Env{LoadBalancer: ps.LoadBalancer, Target: d.target, BackendTLS: backendTLS.For,
 		ClientCertificate: func(ref attach.SecretRef) (dynamic.Certificate, error) { return clientCertificate(snap, ref) },
 		Gateway:           func(ns, name string) *attach.Gateway { return byKey[translate.Key{Namespace: ns, Name: name}] }}
 }
 
-// rankRoutes gives the routers of the route parts their Traefik
-// priorities, ranked over all of them (gateway.Priorities): a router's
-// priority depends on every other router of its entry point. The routers
-// of the parts own says are this render's (all of them with a nil own)
-// are not handed out yet: their priorities are set in place. Any other
-// router whose priority changes gets a new configuration with the new
-// one (the configuration handed out keeps the old), and its part is in
-// reranked: its routers must be placed again.
-func rankRoutes(parts []*ingressPart, own func(*ingressPart) bool) (reranked []*ingressPart, err error) {
+// Rank gives the routers of the route parts their Traefik priorities,
+// ranked over all of them (gateway.Priorities): a router's priority
+// depends on every other router of its entry point. The routers of the
+// parts own says are this render's (all of them with a nil own) are not
+// handed out yet: their priorities are set in place. Any other router
+// whose priority changes gets a new configuration with the new one (the
+// configuration handed out keeps the old), and its part is in reranked:
+// its routers must be placed again.
+func (*gatewayDialect) Rank(parts []*engine.Part, own func(*engine.Part) bool) (reranked []*engine.Part, err error) {
 	var routers []*translate.Router
 	for _, p := range parts {
 		for i := range p.Routers {

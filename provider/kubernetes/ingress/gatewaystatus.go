@@ -143,6 +143,13 @@ func (g *gatewayStatus) routeStatus(cur gatewayv1.RouteStatus, r routeOutcome, n
 	return st, !equality.Semantic.DeepEqual(cur, st)
 }
 
+// outcomeOf is the Gateway front end's outcome of res, nil when res is
+// another front end's.
+func outcomeOf(res *Result) *gatewayOutcome {
+	out, _ := res.Outcome.(*gatewayOutcome)
+	return out
+}
+
 // newGatewayStatus is the status writer of the Gateway API provider p,
 // reading the objects' current status from client's informers.
 func newGatewayStatus(p *Provider, client *Client, log zerolog.Logger) *gatewayStatus {

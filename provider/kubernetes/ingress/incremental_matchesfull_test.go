@@ -73,7 +73,7 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		np.WatchIngressWithoutClass = true // the generated Ingresses name no class
 		np.EnableSSLPassthrough = true
 		// The controller's default backend: one of the churned Services,
-		// a settings part (settingsparts.go) beside the Ingresses' parts.
+		// a settings part (engine/settingsparts.go) beside the Ingresses' parts.
 		np.DefaultBackendService = "bench/svc-00002"
 		require.NoError(t, np.Init())
 		opts = &np.Provider
@@ -105,7 +105,7 @@ func runIncremental(t *testing.T, seed uint64, nodes, nginx bool, crt, key []byt
 		checkIndex(t, client)
 		if step%5 == 4 {
 			// A full render now and then, which takes the parts of the
-			// Ingresses the changes since the last did not reach (reuse.go).
+			// Ingresses the changes since the last did not reach (engine/reuse.go).
 			changes.All()
 		}
 		got, changed := r.Render(client.Snapshot(), changes)

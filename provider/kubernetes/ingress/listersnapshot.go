@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
@@ -22,6 +23,13 @@ func (c *Client) Snapshot() Snapshot {
 
 type listerSnapshot struct{ c *Client }
 
+// What the client's handlers built when the objects arrived, which a
+// render takes when it was built with the render's options.
+var (
+	_ engine.PlanReader    = listerSnapshot{}
+	_ engine.ServiceReader = listerSnapshot{}
+)
+
 func (s listerSnapshot) space(ns string) *namespaceInformers {
 	if s.c.all {
 		return s.c.spaces[metav1.NamespaceAll]
@@ -36,7 +44,7 @@ func (s listerSnapshot) space(ns string) *namespaceInformers {
 func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 	var out []*netv1.Ingress
 	if s.c.plans != nil {
-		for _, pl := range s.plans() {
+		for _, pl := range s.Plans() {
 			out = append(out, pl.Ingress)
 		}
 		return out
@@ -51,17 +59,17 @@ func (s listerSnapshot) Ingresses() []*netv1.Ingress {
 	return out
 }
 
-// plan is the client's plan of ing, nil when it has none.
-func (s listerSnapshot) plan(ing *netv1.Ingress) *translate.Plan {
+// Plan is the client's plan of ing, nil when it has none.
+func (s listerSnapshot) Plan(ing *netv1.Ingress) *translate.Plan {
 	if s.c.plans == nil {
 		return nil
 	}
 	return s.c.plans.plan(ing)
 }
 
-// plans are the client's plans of the Ingresses the selector matches; nil
+// Plans are the client's plans of the Ingresses the selector matches; nil
 // when it makes none.
-func (s listerSnapshot) plans() []*translate.Plan {
+func (s listerSnapshot) Plans() []*translate.Plan {
 	if s.c.plans == nil {
 		return nil
 	}
@@ -107,11 +115,13 @@ func (s listerSnapshot) EndpointSlices(namespace, service string) []*discoveryv1
 	return nil
 }
 
-func (s listerSnapshot) serviceObjects(key translate.Key) *translate.ServiceObjects {
+// ServiceObjects are the Service of key and its slices, prepared.
+func (s listerSnapshot) ServiceObjects(key translate.Key) *translate.ServiceObjects {
 	return s.c.index.get(key)
 }
 
-func (s listerSnapshot) lbOptions() *translate.LBOptions { return s.c.index.options() }
+// LBOptions are the options the client's index built load balancers with.
+func (s listerSnapshot) LBOptions() *translate.LBOptions { return s.c.index.options() }
 
 func (s listerSnapshot) Secret(namespace, name string) *corev1.Secret {
 	ns := s.space(namespace)

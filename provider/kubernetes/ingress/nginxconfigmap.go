@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
@@ -22,11 +23,11 @@ func (d *nginxDialect) configMap() (string, string) {
 	return ns, name
 }
 
-// settings reads the controller's ConfigMap, when the options name one,
+// Settings reads the controller's ConfigMap, when the options name one,
 // into the dialect's options. A ConfigMap that is missing closes every
 // Ingress: it may hold the cluster's allow lists or authentication, and
 // serving without them would let in everybody they keep out.
-func (d *nginxDialect) settings(snap Snapshot, prev dialect) (dialect, []*ObjectError) {
+func (d *nginxDialect) Settings(snap Snapshot, prev engine.Dialect) (engine.Dialect, []*ObjectError) {
 	if d.configMapRef == "" {
 		return d, nil
 	}

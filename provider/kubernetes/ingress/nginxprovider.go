@@ -10,6 +10,7 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/nginx"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 	"github.com/sliceway/sliceway/provider/kubernetes/k8s"
@@ -131,23 +132,23 @@ type nginxDialect struct {
 
 func (*nginxDialect) name() string { return NGINXProviderName }
 
-func (d *nginxDialect) classes(snap Snapshot) servedSet {
+func (d *nginxDialect) Classes(snap Snapshot) engine.ServedSet {
 	return nginx.ReadClasses(snap, d.opts.Classes)
 }
 
-func (d *nginxDialect) translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, _ *translate.Plan) {
+func (d *nginxDialect) Translate(env *translate.IngressEnv, p *translate.Part, ing *netv1.Ingress, _ *translate.Plan) {
 	nginx.Translate(env, &d.opts, p, ing)
 }
 
-func (d *nginxDialect) hosts(ing *netv1.Ingress) []string { return d.opts.Hosts(ing) }
+func (d *nginxDialect) Hosts(ing *netv1.Ingress) []string { return d.opts.Hosts(ing) }
 
-func (*nginxDialect) defaults() defaultNames {
-	return defaultNames{router: nginx.DefaultRouterName, service: nginx.DefaultBackendName}
+func (*nginxDialect) Defaults() engine.DefaultNames {
+	return engine.DefaultNames{Router: nginx.DefaultRouterName, Service: nginx.DefaultBackendName}
 }
 
 func (*nginxDialect) plansByClient() bool { return false }
 
-func (d *nginxDialect) settingsIngresses() []*netv1.Ingress { return d.settingsIngs }
+func (d *nginxDialect) SettingsIngresses() []*netv1.Ingress { return d.settingsIngs }
 
 func (*nginxDialect) keep() k8s.Keep { return nginx.Reads }
 

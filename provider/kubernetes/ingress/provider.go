@@ -192,7 +192,7 @@ func (p *Provider) Provide(ctx context.Context, out chan<- dynamic.Message) erro
 			// The renderer hands out the same list while the served
 			// Ingresses do not change: no status pass for a slice change.
 			if status != nil && status.gateway != nil {
-				status.gateway.update(res.gateway)
+				status.gateway.update(outcomeOf(res))
 				status.poke()
 			} else if status != nil && (served == nil || !sameList(served, res.Ingresses)) {
 				served = res.Ingresses

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/sliceway/sliceway/internal/clustergen"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/testobjects"
 )
 
@@ -74,11 +75,11 @@ func TestSnapshotKindsAgree(t *testing.T) {
 		// the handlers built.
 		snap := client.Snapshot()
 		for _, ing := range snap.Ingresses() {
-			pl := snap.(planReader).plan(ing)
+			pl := snap.(engine.PlanReader).Plan(ing)
 			require.NotNil(t, pl, "the plan of %s/%s", ing.Namespace, ing.Name)
 			routerKey, key, router := pl.Path(0)
 			require.Same(t, router, res.Configuration.HTTP.Routers[routerKey])
-			o := snap.(serviceReader).serviceObjects(key.Service)
+			o := snap.(engine.ServiceReader).ServiceObjects(key.Service)
 			require.NotNil(t, o.Memo)
 			require.Same(t, o.Memo.Port(0).Service, res.Configuration.HTTP.Services[key.ServiceName()])
 		}

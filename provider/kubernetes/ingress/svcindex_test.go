@@ -18,6 +18,7 @@ import (
 
 	"github.com/sliceway/sliceway/internal/clustergen"
 	"github.com/sliceway/sliceway/provider/kubernetes/endpoints"
+	"github.com/sliceway/sliceway/provider/kubernetes/internal/engine"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
@@ -346,7 +347,7 @@ func TestIndexBuildsLoadBalancers(t *testing.T) {
 			planned := 0
 			snap := client.Snapshot()
 			for _, ing := range snap.Ingresses() {
-				pl := snap.(planReader).plan(ing)
+				pl := snap.(engine.PlanReader).Plan(ing)
 				if key, _, rt := pl.Path(0); got.Configuration.HTTP.Routers[key] == rt {
 					planned++
 				}

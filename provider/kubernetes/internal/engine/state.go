@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"slices"
@@ -17,12 +17,12 @@ type serviceEntry struct {
 	users int32 // the parts that use it
 }
 
-// ingressPart is the part of one served Ingress in a render state: what
+// Part is the part of one served Ingress in a render state: what
 // translation built, and the entries of the Service ports it asked for,
 // each once, which the state and incremental renders follow.
-type ingressPart struct {
+type Part struct {
 	translate.Part
-	hosts    []string // the hosts whose other Ingresses the part read (dialect.hosts)
+	hosts    []string // the hosts whose other Ingresses the part read (Dialect.Hosts)
 	entries  []*serviceEntry
 	entryBuf [1]*serviceEntry // room for the one entry of most Ingresses
 	read     []objectRead     // the Services and Secrets translation looked up (reuse.go)
@@ -32,7 +32,7 @@ type ingressPart struct {
 }
 
 // compareParts orders parts as translate.CompareParts does.
-func compareParts(a, b *ingressPart) int { return translate.CompareParts(&a.Part, &b.Part) }
+func compareParts(a, b *Part) int { return translate.CompareParts(&a.Part, &b.Part) }
 
 // renderState is what the last render left: the part of each served
 // Ingress, the entries of the Service ports in use, and who uses what, so
@@ -43,14 +43,14 @@ func compareParts(a, b *ingressPart) int { return translate.CompareParts(&a.Part
 // errParts, errEntries and dbParts hold the parts and entries in use with
 // problems, and the parts with a default backend.
 type renderState struct {
-	parts       map[translate.ObjectKey]*ingressPart
-	served      []*ingressPart
+	parts       map[translate.ObjectKey]*Part
+	served      []*Part
 	entries     map[translate.PortKey]*serviceEntry
-	svcUsers    map[translate.Key][]*ingressPart
-	secUsers    map[translate.Key][]*ingressPart
-	errParts    map[*ingressPart]struct{}
+	svcUsers    map[translate.Key][]*Part
+	secUsers    map[translate.Key][]*Part
+	errParts    map[*Part]struct{}
 	errEntries  map[*serviceEntry]struct{}
-	dbParts     map[*ingressPart]struct{}
+	dbParts     map[*Part]struct{}
 	hosts       hostIndex       // the served Ingresses by host, for a dialect whose parts read them
 	nodeEntries int             // entries in use that read the Nodes
 	zeroed      []*serviceEntry // entries that lost their last user, for sweep
@@ -59,13 +59,13 @@ type renderState struct {
 
 func newRenderState(size int) *renderState {
 	return &renderState{
-		parts:      make(map[translate.ObjectKey]*ingressPart, size),
+		parts:      make(map[translate.ObjectKey]*Part, size),
 		entries:    make(map[translate.PortKey]*serviceEntry, size),
-		svcUsers:   make(map[translate.Key][]*ingressPart, size),
-		secUsers:   map[translate.Key][]*ingressPart{},
-		errParts:   map[*ingressPart]struct{}{},
+		svcUsers:   make(map[translate.Key][]*Part, size),
+		secUsers:   map[translate.Key][]*Part{},
+		errParts:   map[*Part]struct{}{},
 		errEntries: map[*serviceEntry]struct{}{},
-		dbParts:    map[*ingressPart]struct{}{},
+		dbParts:    map[*Part]struct{}{},
 		errsDirty:  true,
 	}
 }
@@ -74,7 +74,7 @@ func newRenderState(size int) *renderState {
 // Each part's place is found by binary search in the list as it was; then
 // the list is opened once, from the back: adding k parts to n costs k
 // binary searches and one pass, not k passes.
-func (s *renderState) add(news []*ingressPart) {
+func (s *renderState) add(news []*Part) {
 	sorted := slices.SortedFunc(slices.Values(news), compareParts)
 	pos := make([]int, len(sorted))
 	for j, p := range sorted {
@@ -95,7 +95,7 @@ func (s *renderState) add(news []*ingressPart) {
 // record records what p depends on and what of it is reported. p's
 // Ingress is in the host index already: it was put there before any part
 // was translated, so that each read its neighbours as they are now.
-func (s *renderState) record(p *ingressPart) {
+func (s *renderState) record(p *Part) {
 	s.parts[p.ObjectKey()] = p
 	for _, en := range p.entries {
 		en.users++
@@ -125,14 +125,14 @@ func (s *renderState) record(p *ingressPart) {
 // remove forgets parts (recorded ones, each once) and what they depended
 // on. Like add, it costs one pass over served and over the users of each
 // key, however many parts go.
-func (s *renderState) remove(olds []*ingressPart) {
+func (s *renderState) remove(olds []*Part) {
 	if len(olds) == 0 {
 		return
 	}
 	// The places of the parts by binary search, then one pass that closes
 	// the gaps.
 	at := make([]int, 0, len(olds))
-	gone := make(map[*ingressPart]struct{}, len(olds))
+	gone := make(map[*Part]struct{}, len(olds))
 	for _, p := range olds {
 		gone[p] = struct{}{}
 		if i, found := slices.BinarySearchFunc(s.served, p, compareParts); found && s.served[i] == p {
@@ -153,7 +153,7 @@ func (s *renderState) remove(olds []*ingressPart) {
 		clear(s.served[w:])
 		s.served = s.served[:w]
 	}
-	svcKeys, secKeys := map[translate.Key][]*ingressPart{}, map[translate.Key][]*ingressPart{}
+	svcKeys, secKeys := map[translate.Key][]*Part{}, map[translate.Key][]*Part{}
 	for _, p := range olds {
 		delete(s.parts, p.ObjectKey())
 		s.hosts.remove(p.Key, p.hosts)
@@ -203,7 +203,7 @@ func (s *renderState) sweep() {
 // keys in a row (record), so that p is already among the users of key only
 // when it was the last added: a Service shared by thousands of Ingresses
 // costs no search of its users.
-func addUser(users map[translate.Key][]*ingressPart, key translate.Key, p *ingressPart) {
+func addUser(users map[translate.Key][]*Part, key translate.Key, p *Part) {
 	list := users[key]
 	if n := len(list); n > 0 && list[n-1] == p {
 		return // another port of the same Service
@@ -214,7 +214,7 @@ func addUser(users map[translate.Key][]*ingressPart, key translate.Key, p *ingre
 // removeUsers takes parts, which are in gone, out of the users of key. A
 // few are found one by one; more are filtered out in one pass, so that
 // taking all the users of a shared Service out is linear, not quadratic.
-func removeUsers(users map[translate.Key][]*ingressPart, key translate.Key, gone map[*ingressPart]struct{}, parts []*ingressPart) {
+func removeUsers(users map[translate.Key][]*Part, key translate.Key, gone map[*Part]struct{}, parts []*Part) {
 	list := users[key]
 	if len(parts) <= 4 {
 		for _, p := range parts {
@@ -225,7 +225,7 @@ func removeUsers(users map[translate.Key][]*ingressPart, key translate.Key, gone
 			}
 		}
 	} else {
-		list = slices.DeleteFunc(list, func(p *ingressPart) bool { _, ok := gone[p]; return ok })
+		list = slices.DeleteFunc(list, func(p *Part) bool { _, ok := gone[p]; return ok })
 	}
 	if len(list) == 0 {
 		delete(users, key)
@@ -235,6 +235,6 @@ func removeUsers(users map[translate.Key][]*ingressPart, key translate.Key, gone
 }
 
 // byKey is the served parts in the order of their keys.
-func (s *renderState) byKey() []*ingressPart {
-	return slices.SortedFunc(slices.Values(s.served), func(a, b *ingressPart) int { return translate.CompareKeys(a.Key, b.Key) })
+func (s *renderState) byKey() []*Part {
+	return slices.SortedFunc(slices.Values(s.served), func(a, b *Part) int { return translate.CompareKeys(a.Key, b.Key) })
 }

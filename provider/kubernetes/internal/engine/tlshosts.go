@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func tlsOption(pr *translate.Router) (string, bool) {
 }
 
 // tlsRouters are the TLS routers of parts, each with the option it names.
-func tlsRouters(parts []*ingressPart) iter.Seq2[*translate.Router, string] {
+func tlsRouters(parts []*Part) iter.Seq2[*translate.Router, string] {
 	return func(yield func(*translate.Router, string) bool) {
 		for _, p := range parts {
 			for i := range p.Routers {
@@ -72,7 +72,7 @@ func tlsRouters(parts []*ingressPart) iter.Seq2[*translate.Router, string] {
 // checkTLSHosts settles the options of the hosts of the parts, oldest
 // first, for a full assembly: it fills a.tlsHosts and a.tlsOwners, and
 // says which routers are left out (a.tlsSkipped, reported in a.tlsErrs).
-func (a *assembly) checkTLSHosts(served []*ingressPart) {
+func (a *assembly) checkTLSHosts(served []*Part) {
 	a.tlsHosts, a.tlsSkipped, a.tlsErrs = map[string]*hostTLS{}, nil, nil
 	a.tlsOwners = map[string]dynamic.HostOwner{}
 	for pr, option := range tlsRouters(served) {
@@ -106,7 +106,7 @@ func (a *assembly) skipTLSRouter(pr *translate.Router, host *hostTLS, option str
 	}
 	a.tlsSkipped[pr] = struct{}{}
 	older := host.owner
-	a.tlsErrs = append(a.tlsErrs, pr.Part.ObjectError(pr.Path.String(), SeverityError,
+	a.tlsErrs = append(a.tlsErrs, pr.Part.ObjectError(pr.Path.String(), translate.SeverityError,
 		fmt.Errorf("%s %s/%s, which is older, gives the host's TLS routers TLS option %s; this path's router %s names %s, and Traefik would then use its default options for the whole host (the router is left out)",
 			pr.Part.Kind, older.Namespace, older.Name, optionText(host.option), excerpt.Text(pr.Key), optionText(option))))
 	a.dirty = true
@@ -125,7 +125,7 @@ func optionText(option string) string {
 // one that would disagree, or a host whose owner leaves while other
 // Ingresses' routers stay (the next oldest is known to a full assembly).
 // An owner's Ingress that is translated again keeps its hosts.
-func (a *assembly) patchTLSHosts(olds, news []*ingressPart) bool {
+func (a *assembly) patchTLSHosts(olds, news []*Part) bool {
 	var ownerLeft map[*hostTLS]struct{}
 	owners := map[string]*hostTLS{} // hosts whose owner entry changes; nil: removed
 	for pr := range tlsRouters(olds) {

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"slices"
@@ -20,7 +20,7 @@ import (
 func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSet) (*Result, bool) {
 	ps := r.newPass(snap, map[translate.PortKey]*serviceEntry{})
 	t := r.touched(ps, snap, getter, set)
-	_, routes := r.dialect.(routeDialect)
+	_, routes := r.dialect.(RouteDialect)
 	if routes && (len(t.dirty) > 0 || len(set.secrets) > 0) {
 		return r.reroute(snap, t, set.secrets)
 	}
@@ -38,7 +38,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 	conf, ok := r.asm.patch(prev, st, olds, news, t.swaps)
 	if !ok && routes {
 		// A full assembly of the state would order the parts otherwise
-		// than routeParts does.
+		// than RouteParts does.
 		return r.full(snap)
 	}
 	if !ok {
@@ -54,7 +54,7 @@ func (r *Renderer) incremental(snap Snapshot, getter ingressGetter, set changeSe
 // touchedParts is what one set of changes reaches: the Ingresses whose
 // parts are translated again, and the load balancers refreshed in place.
 type touchedParts struct {
-	ps    *pass
+	ps    *Pass
 	dirty map[translate.ObjectKey]struct{} // the Ingresses to translate again
 	// the Ingresses that changed, or whose class now says otherwise:
 	// their host neighbours are translated again too (hostIndex)
@@ -69,16 +69,18 @@ type touchedParts struct {
 // IngressClass change serves or no longer serves, makes itself and its
 // host neighbours dirty; a Node change does for node-port load balancers
 // what a Service change does.
-func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set changeSet) *touchedParts {
+func (r *Renderer) touched(ps *Pass, snap Snapshot, getter ingressGetter, set changeSet) *touchedParts {
 	st := r.st
 	t := &touchedParts{ps: ps, dirty: map[translate.ObjectKey]struct{}{}, changed: map[translate.ObjectKey]struct{}{}}
 	for svc := range set.services {
 		t.service(svc, false)
 	}
-	if _, routes := r.dialect.(routeDialect); routes {
+	if rd, routes := r.dialect.(RouteDialect); routes {
 		// The Gateway front end follows a Service to the routes that name
 		// it, a Secret to the Gateways that do (reroute).
-		r.routesNaming(set.serviceObjects, t.dirty)
+		if len(set.serviceObjects) > 0 && r.outcome != nil {
+			rd.RoutesNaming(r.outcome, set.serviceObjects, t.dirty)
+		}
 	} else {
 		for key := range set.secrets {
 			for _, p := range st.secUsers[key] {
@@ -124,7 +126,7 @@ func (r *Renderer) touched(ps *pass, snap Snapshot, getter ingressGetter, set ch
 			st.hosts.peers(old.hosts, t.dirty)
 		}
 		if ing := getter.Ingress(key.Namespace, key.Name); ing != nil && r.classes.Serves(ing) {
-			st.hosts.peers(r.dialect.hosts(ing), t.dirty)
+			st.hosts.peers(r.dialect.Hosts(ing), t.dirty)
 		}
 	}
 	return t
@@ -159,7 +161,7 @@ func (t *touchedParts) service(svc translate.Key, nodesOnly bool) {
 // retranslate takes the parts of the dirty Ingresses out of the state and
 // translates again those still served; it says which parts went and which
 // came.
-func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[translate.ObjectKey]struct{}) (olds, news []*ingressPart) {
+func (r *Renderer) retranslate(ps *Pass, getter ingressGetter, dirty map[translate.ObjectKey]struct{}) (olds, news []*Part) {
 	st := r.st
 	was := map[translate.ObjectKey]*netv1.Ingress{}
 	for key := range dirty {
@@ -179,7 +181,7 @@ func (r *Renderer) retranslate(ps *pass, getter ingressGetter, dirty map[transla
 			continue
 		}
 		ings = append(ings, ing)
-		hosts = append(hosts, r.dialect.hosts(ing))
+		hosts = append(hosts, r.dialect.Hosts(ing))
 		st.hosts.add(ing, hosts[len(hosts)-1])
 	}
 	for i, ing := range ings {
@@ -217,7 +219,7 @@ type lbSwap struct {
 // Ingresses share then costs one load balancer and a pass over its users,
 // not a thousand translations. When a user must be translated again,
 // refresh changes nothing and says false.
-func (ps *pass) refresh(svc translate.Key) ([]lbSwap, bool) {
+func (ps *Pass) refresh(svc translate.Key) ([]lbSwap, bool) {
 	st, usable := ps.r.st, ps.r.usable
 	users := st.svcUsers[svc]
 	var olds []*serviceEntry

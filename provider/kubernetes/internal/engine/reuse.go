@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"reflect"
@@ -37,7 +37,7 @@ type objectRead struct {
 // up, which a later full render checks before it takes the part again.
 type readRecorder struct {
 	translate.Snapshot
-	ps *pass
+	ps *Pass
 }
 
 func (s readRecorder) Service(namespace, name string) *corev1.Service {
@@ -60,8 +60,8 @@ func (s readRecorder) Secret(namespace, name string) *corev1.Secret {
 // to this pass's load balancers, when nothing it was built from has
 // changed (see above); nil when ing must be translated. The caller has
 // checked that the settings are the last render's, and has put every
-// served Ingress in the host index; hosts are dialect.hosts(ing).
-func (ps *pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *ingressPart {
+// served Ingress in the host index; hosts are dialect.Hosts(ing).
+func (ps *Pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *Part {
 	p := prev.parts[translate.IngressKey(ing.Namespace, ing.Name)]
 	if p == nil || p.Ingress != ing || p.Panicked() || !sameStrings(p.hosts, hosts) || !prev.hosts.samePeers(ps.r.st.hosts, hosts) {
 		return nil
@@ -95,7 +95,7 @@ func (ps *pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *in
 // its load balancer is old's (newEntry keeps the pointer of an equal one)
 // with the same problem, or both are usable load balancers of the same
 // kind, which p follows by Part.ReplaceService, as a refresh does.
-func (r *Renderer) followsInPlace(p *ingressPart, old, nu *serviceEntry) bool {
+func (r *Renderer) followsInPlace(p *Part, old, nu *serviceEntry) bool {
 	if serviceOf(old.objs) != serviceOf(nu.objs) || old.lb.Nodes != nu.lb.Nodes {
 		return false
 	}

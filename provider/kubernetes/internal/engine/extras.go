@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"maps"
@@ -31,7 +31,7 @@ type extraRef[T any] struct {
 
 // hasExtras says whether the part adds anything besides routers, load
 // balancers and certificates.
-func (p *ingressPart) hasExtras() bool {
+func (p *Part) hasExtras() bool {
 	return len(p.Services) > 0 || len(p.Middlewares) > 0 || len(p.Transports) > 0 || len(p.TLSOptions) > 0 || len(p.Passthroughs) > 0
 }
 
@@ -39,7 +39,7 @@ func (p *ingressPart) hasExtras() bool {
 // routers' reference counts (a service of its name already placed with
 // another value is a conflict that a patch cannot settle: false), its
 // middlewares and transports here.
-func (a *assembly) addExtras(out outputMaps, p *ingressPart) bool {
+func (a *assembly) addExtras(out outputMaps, p *Part) bool {
 	for _, ns := range p.Services {
 		ref, found := a.svcRefs[ns.Name]
 		if found && ref.service != ns.Service {
@@ -72,7 +72,7 @@ func (a *assembly) addExtras(out outputMaps, p *ingressPart) bool {
 }
 
 // removeExtras takes out what addExtras placed for p.
-func (a *assembly) removeExtras(out outputMaps, p *ingressPart) {
+func (a *assembly) removeExtras(out outputMaps, p *Part) {
 	for _, ns := range p.Services {
 		if ref, found := a.svcRefs[ns.Name]; found {
 			if ref.count--; ref.count <= 0 {
@@ -201,7 +201,7 @@ func sameMapValues[T any](a, b map[string]*T) bool {
 // pointers, so that a part translated again without a change of what it
 // adds changes nothing the proxy reads (the load balancers keep theirs
 // through the stale entries; a dialect's own services are built anew).
-func adoptUnchanged(prev *dynamic.HTTPConfiguration, news []*ingressPart) {
+func adoptUnchanged(prev *dynamic.HTTPConfiguration, news []*Part) {
 	for _, p := range news {
 		for i := range p.Services {
 			ns := &p.Services[i]

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"maps"

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func (a *assembly) resolve(out outputMaps, g *routerGroup) bool {
 	// like a conflict, so that neither hides the other.
 	// A full assembly settles it in key order; a patch cannot.
 	reserved := out.router(g.key) != nil
-	if g.key == a.names.router || reserved && !out.settlesOrder() {
+	if g.key == a.names.Router || reserved && !out.settlesOrder() {
 		if !a.settle(out) {
 			return false
 		}
@@ -54,7 +54,7 @@ func (a *assembly) settle(out outputMaps) bool {
 // the name (the caller just looked).
 func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free bool, pr *translate.Router) bool {
 	if !free && out.router(name) != nil {
-		taken := pr.Part.ObjectError(pr.Path.String(), SeverityError,
+		taken := pr.Part.ObjectError(pr.Path.String(), translate.SeverityError,
 			fmt.Errorf("router %s is already defined with the same rule by an older path; this one is skipped", excerpt.Text(name)))
 		switch {
 		case g.named(name): // by an older path of this group
@@ -83,7 +83,7 @@ func (a *assembly) addRouter(out outputMaps, g *routerGroup, name string, free b
 	case !found:
 		// Every service in the configuration but the default backend's
 		// has an entry in svcRefs.
-		if svcName == a.names.service && out.service(svcName) != nil && !a.settle(out) {
+		if svcName == a.names.Service && out.service(svcName) != nil && !a.settle(out) {
 			return false
 		}
 		ref.service = pr.Service

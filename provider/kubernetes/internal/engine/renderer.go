@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	netv1 "k8s.io/api/networking/v1"
 
 	"github.com/sliceway/sliceway/config/dynamic"
-	"github.com/sliceway/sliceway/provider/kubernetes/internal/gateway/attach"
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
@@ -22,37 +21,49 @@ import (
 //
 // A Renderer is not safe for concurrent use; Changes is.
 type Renderer struct {
-	opts *Provider
+	opts Options
 	// base is the options' dialect; dialect is the one the last full
 	// render configured from base and the cluster-wide objects it reads
-	// (dialect.settings), with their problems in settingErrs.
-	base, dialect dialect
+	// (Dialect.Settings), with their problems in settingErrs.
+	base, dialect Dialect
 	settingErrs   []*ObjectError
-	planOpts      translate.PlanOptions
-	lbOpts        *translate.LBOptions
 	// Memos of what annotations decoded into and of checked certificates,
 	// kept across renders.
 	memos translate.Memos
 
 	loc       translate.Location
-	classes   servedSet
+	classes   ServedSet
 	st        *renderState
 	asm       assembly
 	conf      *dynamic.Configuration
 	res       *Result
-	ingresses []*netv1.Ingress   // the served Ingresses of the last result, shared while they do not change
-	gateway   *gatewayOutcome    // the Gateway front end's last outcome, for status
-	claims    *attach.KindClaims // what the Gateway front end's routes claim (gatewayincremental.go)
+	ingresses []*netv1.Ingress // the served Ingresses of the last result, shared while they do not change
+	outcome   any              // a RouteDialect's last outcome (RouteDialect.RouteParts)
 	errs      errorSorter
 	stats     RenderStats
 }
 
-// NewRenderer returns a renderer with the options; they must not change
-// while it is used.
-func NewRenderer(opts *Provider) *Renderer {
-	d := dialectOf(opts)
-	r := &Renderer{opts: opts, base: d, dialect: d, planOpts: newPlanOptions(opts), lbOpts: newLBOptions(opts), st: newRenderState(0)}
-	r.asm.names = d.defaults()
+// Options are what a Renderer translates with: the front end, and what
+// the provider's options say of plans, load balancers and where the
+// proxy runs. They must not change while the Renderer is used.
+type Options struct {
+	Dialect     Dialect
+	PlanOptions translate.PlanOptions
+	LBOptions   *translate.LBOptions
+	// AllowEmptyServices: a load balancer without servers is used (and
+	// answers 503) instead of leaving its routers out.
+	AllowEmptyServices bool
+	// ReadsClasses says whether IngressClasses are read; when not, no
+	// snapshot's are.
+	ReadsClasses bool
+	// Locate finds where the proxy runs (its Node and zone) in a snapshot.
+	Locate func(Snapshot) translate.Location
+}
+
+// NewRenderer returns a renderer with the options.
+func NewRenderer(opts Options) *Renderer {
+	r := &Renderer{opts: opts, base: opts.Dialect, dialect: opts.Dialect, st: newRenderState(0)}
+	r.asm.names = opts.Dialect.Defaults()
 	return r
 }
 
@@ -88,10 +99,18 @@ type RenderStats struct {
 	// done in full instead; LastRecovered is the last panic's value.
 	Recovered     int
 	LastRecovered string
+	// CertificatesParsed is how many times renders parsed and checked a
+	// key pair: once for each pair while a Secret in use holds it,
+	// however many Secrets hold it and however many renders read it.
+	CertificatesParsed int
 }
 
 // Stats returns the counts of renders so far.
-func (r *Renderer) Stats() RenderStats { return r.stats }
+func (r *Renderer) Stats() RenderStats {
+	s := r.stats
+	s.CertificatesParsed = r.memos.CertificatesParsed()
+	return s
+}
 
 // ingressGetter is what an incremental render needs of a snapshot beyond
 // Snapshot: one Ingress by name (nil when it is gone or not watched).
@@ -108,14 +127,14 @@ type ingressGetter interface {
 func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed bool) {
 	set := changes.take()
 	getter, canLookUp := snap.(ingressGetter)
-	_, routes := r.dialect.(routeDialect)
+	_, routes := r.dialect.(RouteDialect)
 	switch {
 	case r.res == nil || set.full:
 		return r.full(snap)
 	case routes && !set.routesReached():
 		// The Gateway front end takes in a change of routes, Services,
 		// EndpointSlices, Secrets or Nodes without a full render
-		// (gatewayincremental.go). Which routes a change of another
+		// (reroute.go). Which routes a change of another
 		// Gateway API object reaches is not tracked (a Gateway's
 		// listeners, a ReferenceGrant, a Namespace's labels are read when
 		// every route is attached): such a change renders it in full.
@@ -126,7 +145,7 @@ func (r *Renderer) Render(snap Snapshot, changes *Changes) (res *Result, changed
 	if set.nodes && r.loc.FromNode {
 		// The zone of this proxy may have changed, which every load
 		// balancer with zone hints depends on.
-		loc := locate(r.opts, snap)
+		loc := r.opts.Locate(snap)
 		if loc.Node != r.loc.Node || loc.Zone != r.loc.Zone {
 			return r.full(snap)
 		}
@@ -156,14 +175,14 @@ func (r *Renderer) incrementalOrFull(snap Snapshot, getter ingressGetter, set ch
 // comparing the configurations is quick.
 func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	r.stats.Full++
-	r.loc = locate(r.opts, snap)
+	r.loc = r.opts.Locate(snap)
 	prevDialect, prev := r.dialect, r.st
-	r.dialect, r.settingErrs = r.base.settings(snap, r.dialect)
+	r.dialect, r.settingErrs = r.base.Settings(snap, r.dialect)
 	r.classes = r.readClasses(snap)
-	var byKey []*ingressPart
-	if rd, ok := r.dialect.(routeDialect); ok {
+	var byKey []*Part
+	if rd, ok := r.dialect.(RouteDialect); ok {
 		r.st = newRenderState(0)
-		byKey, r.gateway, r.claims = rd.routeParts(r.newPass(snap, prev.entries), snap)
+		byKey, r.outcome = rd.RouteParts(r.newPass(snap, prev.entries), snap)
 		r.stats.Translated += len(byKey)
 	} else {
 		byKey = r.ingressParts(snap, prev, prevDialect)
@@ -183,7 +202,7 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 // order of their keys, in a new render state: each translated, or taken
 // from prev, the last render's state, when nothing it was built from
 // changed.
-func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect dialect) []*ingressPart {
+func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect Dialect) []*Part {
 	ings, plans := r.withSettingsIngresses(ingressesByKey(snap))
 	r.st = newRenderState(len(ings))
 	ps := r.newPass(snap, prev.entries)
@@ -193,7 +212,7 @@ func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect di
 	for i, ing := range ings {
 		if r.serves(ing) {
 			served, servedPlans = append(served, ing), append(servedPlans, plans[i])
-			hosts = append(hosts, r.dialect.hosts(ing))
+			hosts = append(hosts, r.dialect.Hosts(ing))
 		}
 	}
 	r.st.hosts = newHostIndex(served, hosts)
@@ -201,7 +220,7 @@ func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect di
 	// settings (a dialect is a comparable value that settings returns
 	// again while nothing of it changed).
 	canReuse := r.conf != nil && prevDialect == r.dialect
-	byKey := make([]*ingressPart, 0, len(served))
+	byKey := make([]*Part, 0, len(served))
 	for i, ing := range served {
 		if canReuse {
 			if p := ps.reuse(prev, ing, hosts[i]); p != nil {
@@ -223,8 +242,8 @@ func (r *Renderer) ingressParts(snap Snapshot, prev *renderState, prevDialect di
 // Ingresses, their plans and their Services so is quicker. Another
 // snapshot's Ingresses are sorted here, and planned by the translation.
 func ingressesByKey(snap Snapshot) ([]*netv1.Ingress, []*translate.Plan) {
-	if pr, ok := snap.(planReader); ok {
-		if plans := pr.plans(); plans != nil {
+	if pr, ok := snap.(PlanReader); ok {
+		if plans := pr.Plans(); plans != nil {
 			ings := make([]*netv1.Ingress, len(plans))
 			for i, pl := range plans {
 				ings[i] = pl.Ingress
@@ -259,7 +278,7 @@ func (r *Renderer) result() *Result {
 		Errors:        errs,
 		Ingresses:     r.ingresses,
 		NeedsNodes:    r.loc.FromNode || r.st.nodeEntries > 0,
-		gateway:       r.gateway,
+		Outcome:       r.outcome,
 	}
 	return r.res
 }
@@ -267,11 +286,11 @@ func (r *Renderer) result() *Result {
 // readClasses reads which Ingresses are served, from the IngressClasses
 // of snap unless the options say not to read any (the client then
 // watches none, and another snapshot's are not read either).
-func (r *Renderer) readClasses(snap Snapshot) servedSet {
-	if !r.opts.readsClasses() {
+func (r *Renderer) readClasses(snap Snapshot) ServedSet {
+	if !r.opts.ReadsClasses {
 		snap = withoutClasses{snap}
 	}
-	return r.dialect.classes(snap)
+	return r.dialect.Classes(snap)
 }
 
 // withoutClasses is a snapshot whose IngressClasses are not read.

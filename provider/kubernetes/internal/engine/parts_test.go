@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -31,8 +31,8 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 	}
 	var env translate.IngressEnv
 	shared := &serviceEntry{key: port("shared", "http")}
-	newPart := func(n int) *ingressPart {
-		p := &ingressPart{}
+	newPart := func(n int) *Part {
+		p := &Part{}
 		// A part of an Ingress without rules: the part its creation time
 		// and key give, whose entries and Secrets the test chooses.
 		env.Translate(&p.Part, testobjects.NewIngress("ns", fmt.Sprintf("ing-%04d", n), testobjects.WithCreated(int64(rng.IntN(50)))), nil)
@@ -51,7 +51,7 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 	}
 	check := func(step int) {
 		t.Helper()
-		want := slices.Collect(func(yield func(*ingressPart) bool) {
+		want := slices.Collect(func(yield func(*Part) bool) {
 			for _, p := range e.parts {
 				if !yield(p) {
 					return
@@ -60,8 +60,8 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 		})
 		slices.SortFunc(want, compareParts)
 		require.Equal(t, want, e.served, "step %d: e.served", step)
-		users := func(keys func(*ingressPart) []translate.Key) map[translate.Key][]*ingressPart {
-			m := map[translate.Key][]*ingressPart{}
+		users := func(keys func(*Part) []translate.Key) map[translate.Key][]*Part {
+			m := map[translate.Key][]*Part{}
 			for _, p := range want {
 				for _, k := range keys(p) {
 					if !slices.Contains(m[k], p) {
@@ -71,33 +71,33 @@ func TestAddAndRemovePartsInBatches(t *testing.T) {
 			}
 			return m
 		}
-		sortedUsers := func(m map[translate.Key][]*ingressPart) map[translate.Key][]*ingressPart {
-			out := map[translate.Key][]*ingressPart{}
+		sortedUsers := func(m map[translate.Key][]*Part) map[translate.Key][]*Part {
+			out := map[translate.Key][]*Part{}
 			for k, list := range m {
 				out[k] = slices.SortedFunc(slices.Values(list), compareParts)
 			}
 			return out
 		}
-		svcKeys := func(p *ingressPart) (out []translate.Key) {
+		svcKeys := func(p *Part) (out []translate.Key) {
 			for _, en := range p.entries {
 				out = append(out, en.key.Service)
 			}
 			return out
 		}
-		secKeys := func(p *ingressPart) []translate.Key { return p.Secrets }
+		secKeys := func(p *Part) []translate.Key { return p.Secrets }
 		require.Equal(t, sortedUsers(users(svcKeys)), sortedUsers(e.svcUsers), "step %d: users of Services", step)
 		require.Equal(t, sortedUsers(users(secKeys)), sortedUsers(e.secUsers), "step %d: users of Secrets", step)
 	}
 	next := 0
 	for step := range 300 {
-		var olds []*ingressPart
+		var olds []*Part
 		for _, p := range e.parts {
 			if len(olds) < 1+rng.IntN(40) && rng.IntN(3) == 0 {
 				olds = append(olds, p)
 			}
 		}
 		e.remove(olds)
-		var news []*ingressPart
+		var news []*Part
 		for range rng.IntN(40) {
 			news = append(news, newPart(next))
 			next++

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (a *assembly) settleTies(out outputMaps) {
 			a.unplace(out, c.name)
 			c.g.placed = slices.DeleteFunc(c.g.placed, func(pl placement) bool { return pl.name == c.name })
 			older := winner.pr.Part
-			a.tieErrs = append(a.tieErrs, c.pr.Part.ObjectError(c.pr.Path.String(), SeverityError,
+			a.tieErrs = append(a.tieErrs, c.pr.Part.ObjectError(c.pr.Path.String(), translate.SeverityError,
 				fmt.Errorf("%s %s, which is older, routes the same requests (rule %s, router %s): router %s is left out, since Traefik would send them to one of the two at random",
 					older.Kind, older.Key, excerpt.Text(rule), excerpt.Text(winner.name), excerpt.Text(c.name))))
 		}

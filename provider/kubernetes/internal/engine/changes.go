@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"sync"
@@ -39,7 +39,7 @@ type changeSet struct {
 // routesReached says whether nothing changed but routes (the objects
 // parts are made of), Services, EndpointSlices, Secrets and Nodes: what
 // the Gateway front end follows to the routes and Gateways it reaches
-// (gatewayincremental.go); any other change renders it in full.
+// (reroute.go); any other change renders it in full.
 func (s *changeSet) routesReached() bool {
 	return !s.full && !s.classes
 }

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"reflect"
@@ -9,52 +9,52 @@ import (
 	"github.com/sliceway/sliceway/provider/kubernetes/internal/translate"
 )
 
-// pass is one render: the snapshot, where load balancers are built, where
+// Pass is one render: the snapshot, where load balancers are built, where
 // Ingresses are translated, and the entries of the previous state whose
 // load-balancer pointers a new entry of the same port may keep.
-type pass struct {
+type Pass struct {
 	r     *Renderer
 	snap  Snapshot
 	lbs   translate.LBEnv
 	tr    translate.IngressEnv
-	plans planReader // nil: the snapshot has no plans
+	plans PlanReader // nil: the snapshot has no plans
 	stale map[translate.PortKey]*serviceEntry
 	// The part being translated, and (for one of many Service ports) a set
 	// of the entries it uses.
-	cur      *ingressPart
+	cur      *Part
 	entrySet map[*serviceEntry]struct{}
 }
 
-// serviceReader is the optional methods of a Snapshot that finds a
+// ServiceReader is the optional methods of a Snapshot that finds a
 // Service and its slices with one lookup, prepared and with the load
 // balancers the client's index memoised (translate.LBMemo), and the options it
 // memoised them with.
-type serviceReader interface {
-	serviceObjects(key translate.Key) *translate.ServiceObjects // nil when there is neither the Service nor a slice
-	lbOptions() *translate.LBOptions
+type ServiceReader interface {
+	ServiceObjects(key translate.Key) *translate.ServiceObjects // nil when there is neither the Service nor a slice
+	LBOptions() *translate.LBOptions
 }
 
-// planReader is the optional methods of a Snapshot that give the plan the
+// PlanReader is the optional methods of a Snapshot that give the plan the
 // client made of an Ingress when it arrived (nil when it has none for
 // that object), and those of all its Ingresses in the order of their keys
 // (compareKeys): the Ingresses of the snapshot (Ingresses), each with its
 // plan (nil when it makes none).
-type planReader interface {
-	plan(ing *netv1.Ingress) *translate.Plan
-	plans() []*translate.Plan
+type PlanReader interface {
+	Plan(ing *netv1.Ingress) *translate.Plan
+	Plans() []*translate.Plan
 }
 
-func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEntry) *pass {
-	ps := &pass{r: r, snap: snap, stale: stale}
-	ps.lbs = translate.LBEnv{Options: r.lbOpts, Node: r.loc.Node, Zone: r.loc.Zone, Nodes: snap.Nodes, Memos: &r.memos}
-	if sr, ok := snap.(serviceReader); ok {
-		if o := sr.lbOptions(); o != nil && o.Same(r.lbOpts) {
+func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEntry) *Pass {
+	ps := &Pass{r: r, snap: snap, stale: stale}
+	ps.lbs = translate.LBEnv{Options: r.opts.LBOptions, Node: r.loc.Node, Zone: r.loc.Zone, Nodes: snap.Nodes, Memos: &r.memos}
+	if sr, ok := snap.(ServiceReader); ok {
+		if o := sr.LBOptions(); o != nil && o.Same(r.opts.LBOptions) {
 			ps.lbs.IndexOptions = o
 		}
 	}
-	ps.tr = translate.IngressEnv{Snapshot: readRecorder{snap, ps}, PlanOptions: r.planOpts, AllowEmptyServices: r.opts.AllowEmptyServices,
-		Memos: &r.memos, LoadBalancer: ps.loadBalancer, Hosts: r.st.hosts.lookup()}
-	if pr, ok := snap.(planReader); ok {
+	ps.tr = translate.IngressEnv{Snapshot: readRecorder{snap, ps}, PlanOptions: r.opts.PlanOptions, AllowEmptyServices: r.opts.AllowEmptyServices,
+		Memos: &r.memos, LoadBalancer: ps.LoadBalancer, Hosts: r.st.hosts.lookup()}
+	if pr, ok := snap.(PlanReader); ok {
 		ps.plans = pr
 	}
 	return ps
@@ -62,34 +62,47 @@ func (r *Renderer) newPass(snap Snapshot, stale map[translate.PortKey]*serviceEn
 
 // translate builds the part of one served Ingress, from the client's plan
 // of it (nil: none), with the entries of the Service ports it uses; hosts
-// are dialect.hosts(ing), which the caller put in the host index.
-func (ps *pass) translate(ing *netv1.Ingress, pl *translate.Plan, hosts []string) *ingressPart {
-	p := &ingressPart{hosts: hosts, settings: ps.r.isSettings(ing)}
-	ps.build(p, func(part *translate.Part) { ps.r.dialect.translate(&ps.tr, part, ing, pl) })
+// are dialect.Hosts(ing), which the caller put in the host index.
+func (ps *Pass) translate(ing *netv1.Ingress, pl *translate.Plan, hosts []string) *Part {
+	p := &Part{hosts: hosts, settings: ps.r.isSettings(ing)}
+	ps.build(p, func(part *translate.Part) { ps.r.dialect.Translate(&ps.tr, part, ing, pl) })
 	return p
 }
 
+// Build is the part of one object that fill, a front end's translation
+// of it, builds: the load balancers it asks for (LoadBalancer) become the
+// part's entries.
+func (ps *Pass) Build(fill func(*translate.Part)) *Part {
+	p := &Part{}
+	ps.build(p, fill)
+	return p
+}
+
+// Env is what translation reads besides the object: the snapshot (its
+// reads recorded), the plan options, the memos and the load balancers.
+func (ps *Pass) Env() *translate.IngressEnv { return &ps.tr }
+
 // build fills p by fill, a front end's translation of one object: the
 // load balancers it asks for (pass.loadBalancer) become p's entries.
-func (ps *pass) build(p *ingressPart, fill func(*translate.Part)) {
+func (ps *Pass) build(p *Part, fill func(*translate.Part)) {
 	ps.cur, ps.entrySet = p, nil
 	fill(&p.Part)
 	ps.cur, ps.entrySet = nil, nil
 }
 
 // plan is the client's plan of ing, nil when it has none.
-func (ps *pass) plan(ing *netv1.Ingress) *translate.Plan {
+func (ps *Pass) plan(ing *netv1.Ingress) *translate.Plan {
 	if ps.plans == nil {
 		return nil
 	}
-	return ps.plans.plan(ing)
+	return ps.plans.Plan(ing)
 }
 
-// loadBalancer is the load balancer of a Service port for the part being
+// LoadBalancer is the load balancer of a Service port for the part being
 // translated (its entry, which the part then uses, once). The entries of
 // a part that uses many Service ports are found in a set, so that its
 // translation stays linear in its paths.
-func (ps *pass) loadBalancer(key translate.PortKey, name string) *translate.LoadBalancer {
+func (ps *Pass) LoadBalancer(key translate.PortKey, name string) *translate.LoadBalancer {
 	en := ps.entry(key, name)
 	p := ps.cur
 	switch {
@@ -121,7 +134,7 @@ const manyEntries = 16
 // entry returns the entry of a Service port in the state, building it on
 // first use with the service name name (key.serviceName(), which the plan
 // wrote already).
-func (ps *pass) entry(key translate.PortKey, name string) *serviceEntry {
+func (ps *Pass) entry(key translate.PortKey, name string) *serviceEntry {
 	if en := ps.r.st.entries[key]; en != nil {
 		return en
 	}
@@ -131,7 +144,7 @@ func (ps *pass) entry(key translate.PortKey, name string) *serviceEntry {
 }
 
 // newEntry builds the entry of a Service port, named name, from the snapshot.
-func (ps *pass) newEntry(key translate.PortKey, name string) *serviceEntry {
+func (ps *Pass) newEntry(key translate.PortKey, name string) *serviceEntry {
 	en := &serviceEntry{key: key, name: name, objs: ps.objects(key.Service)}
 	en.lb = ps.lbs.Build(en.objs, key)
 	// An unchanged load balancer keeps its pointer, so that the assembly
@@ -144,9 +157,9 @@ func (ps *pass) newEntry(key translate.PortKey, name string) *serviceEntry {
 
 // objects are the Service and slices of key in the snapshot, nil when
 // there is no such Service.
-func (ps *pass) objects(key translate.Key) *translate.ServiceObjects {
-	if sr, ok := ps.snap.(serviceReader); ok {
-		if o := sr.serviceObjects(key); o != nil && o.Service != nil {
+func (ps *Pass) objects(key translate.Key) *translate.ServiceObjects {
+	if sr, ok := ps.snap.(ServiceReader); ok {
+		if o := sr.ServiceObjects(key); o != nil && o.Service != nil {
 			return o
 		}
 		return nil

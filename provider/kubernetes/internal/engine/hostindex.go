@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 )
 
 // hostIndex holds the served Ingresses by the hosts their parts read
-// (dialect.hosts), for a dialect whose part of an Ingress depends on the
+// (Dialect.Hosts), for a dialect whose part of an Ingress depends on the
 // other Ingresses of its hosts (ingress-nginx's: a regular expression on
 // one path of a host makes every path of it one; a canary joins the
 // Ingress of its host and path). It is empty for the Traefik-style

@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	netv1 "k8s.io/api/networking/v1"
@@ -24,17 +24,8 @@ type Result struct {
 	// or that topology hints need the zone of this proxy's Node: the Nodes
 	// must be watched.
 	NeedsNodes bool
-	// gateway is what the Gateway front end concluded about the Gateway
-	// API objects, for their status; nil for the Ingress dialects.
-	gateway *gatewayOutcome
-}
-
-// Translate builds the dynamic configuration of a cluster snapshot. It is
-// pure: it reads the snapshot, never writes to it, never logs, and reports
-// what is wrong with an object as an ObjectError while building the rest.
-// A provider that renders again and again keeps a Renderer instead, which
-// recomputes only what depends on the objects that changed.
-func Translate(snap Snapshot, opts *Provider) *Result {
-	res, _ := NewRenderer(opts).Render(snap, nil)
-	return res
+	// Outcome is what a RouteDialect concluded of the objects it serves
+	// beyond the configuration (the Gateway front end's, for their
+	// status); nil for the Ingress dialects. Its front end reads it.
+	Outcome any
 }

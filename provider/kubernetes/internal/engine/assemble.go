@@ -1,4 +1,4 @@
-package ingress
+package engine
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type assembly struct {
 	tlsSkipped map[*translate.Router]struct{}
 	tlsErrs    []*ObjectError
 
-	names  defaultNames // of the default backend, the dialect's
+	names  DefaultNames // of the default backend, the dialect's
 	extras extraRefs    // the parts' middlewares and servers transports
 }
 
@@ -86,7 +86,7 @@ type certRef struct {
 // groups are named in the order their first path comes in, so that the
 // outcome of names that cross from one group to another does not depend
 // on the order of the informers' lists.
-func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configuration {
+func (a *assembly) full(st *renderState, byKey []*Part) *dynamic.Configuration {
 	// The maps are made at their sizes: a full render fills them at once.
 	routers, services, middlewares := 0, 0, 0
 	for _, p := range st.served {
@@ -156,7 +156,7 @@ func (a *assembly) full(st *renderState, byKey []*ingressPart) *dynamic.Configur
 // would depend on the order names are given in: the caller then
 // assembles in full, which starts from nothing (the assembly is left
 // half done).
-func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, news []*ingressPart, swaps []lbSwap) (*dynamic.Configuration, bool) {
+func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, news []*Part, swaps []lbSwap) (*dynamic.Configuration, bool) {
 	if a.irregular || !a.patchTLSHosts(olds, news) {
 		return nil, false
 	}
@@ -167,7 +167,7 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 	}
 	touched := map[string]struct{}{}
 	defaults, certs, extras := false, false, false
-	for _, list := range [2][]*ingressPart{olds, news} {
+	for _, list := range [2][]*Part{olds, news} {
 		for _, p := range list {
 			for i := range p.Routers {
 				pr := &p.Routers[i]
@@ -190,8 +190,8 @@ func (a *assembly) patch(prev *dynamic.Configuration, st *renderState, olds, new
 			a.svcRefs[sw.name] = ref
 			out.setService(sw.name, sw.new)
 		}
-		if out.service(a.names.service) == sw.old {
-			out.setService(a.names.service, sw.new)
+		if out.service(a.names.Service) == sw.old {
+			out.setService(a.names.Service, sw.new)
 		}
 	}
 	keys := slices.Sorted(maps.Keys(touched))
@@ -279,7 +279,7 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 	a.dbErrs = nil
 	var router *dynamic.Router
 	var service *dynamic.Service
-	var owner *ingressPart
+	var owner *Part
 	for _, p := range slices.SortedFunc(maps.Keys(st.dbParts), compareParts) {
 		c := p.Default
 		switch {
@@ -293,7 +293,7 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 			// ingress-nginx: nothing to say.
 		case owner != nil:
 			a.dirty = true
-			a.dbErrs = append(a.dbErrs, p.ObjectError("spec.defaultBackend", SeverityError,
+			a.dbErrs = append(a.dbErrs, p.ObjectError("spec.defaultBackend", translate.SeverityError,
 				fmt.Errorf("the default backend is already defined by Ingress %s, which is older", owner.Key)))
 		case c.Router == nil:
 			a.dirty = true
@@ -304,17 +304,17 @@ func (a *assembly) assignDefault(out outputMaps, st *renderState) {
 		}
 	}
 	// The same default backend keeps its pointers.
-	if old := out.router(a.names.router); old != nil && router != nil && reflect.DeepEqual(old, router) {
+	if old := out.router(a.names.Router); old != nil && router != nil && reflect.DeepEqual(old, router) {
 		router = old
 	}
-	if old := out.service(a.names.service); old != nil && service != nil && reflect.DeepEqual(old, service) {
+	if old := out.service(a.names.Service); old != nil && service != nil && reflect.DeepEqual(old, service) {
 		service = old
 	}
-	out.setRouter(a.names.router, router)
-	out.setService(a.names.service, service)
+	out.setRouter(a.names.Router, router)
+	out.setService(a.names.Service, service)
 }
 
-func (a *assembly) addCerts(p *ingressPart) {
+func (a *assembly) addCerts(p *Part) {
 	for _, c := range p.Certs {
 		ref := a.certRefs[c.Key]
 		if ref == nil {
@@ -325,7 +325,7 @@ func (a *assembly) addCerts(p *ingressPart) {
 	}
 }
 
-func (a *assembly) removeCerts(p *ingressPart) {
+func (a *assembly) removeCerts(p *Part) {
 	for _, c := range p.Certs {
 		if ref := a.certRefs[c.Key]; ref != nil {
 			if ref.count--; ref.count <= 0 {
