@@ -92,6 +92,44 @@ func BenchmarkGatewayRenderFullWarm(b *testing.B) {
 	})
 }
 
+// BenchmarkGatewayRenderAfterListenerChange renders again after a
+// listener of the one Gateway every route names came or went: a full
+// render in which no route's part can be taken again (the Gateway's
+// processing changed), the worst a change of a Gateway costs.
+func BenchmarkGatewayRenderAfterListenerChange(b *testing.B) {
+	forEachSize(b, func(b *testing.B, services int) {
+		client, opts := gatewayBenchClient(b, services)
+		snap := client.Snapshot().(gatewayListerSnapshot)
+		edge := snap.Gateways()[0]
+		wider := edge.DeepCopy()
+		wider.Spec.Listeners = append(wider.Spec.Listeners, gatewayv1.Listener{Name: "alt", Port: 80,
+			Protocol: gatewayv1.HTTPProtocolType, Hostname: new(gatewayv1.Hostname("alt.example.com"))})
+		r := NewRenderer(opts)
+		r.Render(snap, nil)
+		changes := &Changes{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		var res *Result
+		for i := 0; b.Loop(); i++ {
+			gw := edge
+			if i%2 == 0 {
+				gw = wider
+			}
+			changes.Record("Gateway", nil, gw)
+			res, _ = r.Render(gatewaysReplaced{snap, []*gatewayv1.Gateway{gw}}, changes)
+		}
+		reportSize(b, res.Configuration)
+	})
+}
+
+// gatewaysReplaced is a snapshot whose Gateways are gws.
+type gatewaysReplaced struct {
+	gatewayListerSnapshot
+	gws []*gatewayv1.Gateway
+}
+
+func (s gatewaysReplaced) Gateways() []*gatewayv1.Gateway { return s.gws }
+
 // BenchmarkGatewayRenderAfterSliceChange measures the Gateway provider's
 // work after one endpoint of one slice changed, on the live path: from the
 // informer having delivered the update to the new configuration. The load

@@ -54,7 +54,7 @@ func (noIngress) Serves(*netv1.Ingress) bool { return false }
 // (their priorities depend on each other). The outcome is what the
 // render concluded about each object of ours (a *gatewayOutcome), for
 // its status.
-func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot) ([]*engine.Part, any) {
+func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot, last any) ([]*engine.Part, any) {
 	objs, ok := snap.(GatewaySnapshot)
 	if !ok {
 		return nil, nil
@@ -81,12 +81,17 @@ func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot) ([]*engine.P
 	}
 	out.claims = attach.NewKindClaims(atts)
 	attach.ResolveKindConflicts(atts)
+	reuse := newRouteReuse(last, out)
 	var served []*engine.Part // the parts of the routes attached somewhere
+	out.routes = make([]routeOutcome, 0, len(atts))
 	for i := range atts {
 		if len(atts[i].Parents) == 0 {
 			continue // names no Gateway of ours: not ours to serve or to tell
 		}
-		ro, p := buildRoute(ps, env, look, routes[i], &atts[i])
+		ro, p, ok := reuse.route(ps, look, routes[i], &atts[i])
+		if !ok {
+			ro, p = buildRoute(ps, env, look, routes[i], &atts[i])
+		}
 		if p != nil {
 			served = append(served, p)
 		}
@@ -94,9 +99,11 @@ func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot) ([]*engine.P
 	}
 	attach.CountAttachedRoutes(out.gateways, atts)
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)
-	// The routers are this render's own, not yet handed out: their
-	// priorities are set in place.
-	if _, err := d.Rank(served, nil); err != nil {
+	// The routers of the parts translated now are this render's own, not
+	// yet handed out: their priorities are set in place. Those of the
+	// parts taken again were handed out: a moved one gets a new
+	// configuration.
+	if _, err := d.Rank(served, func(p *engine.Part) bool { return !ps.Took(p) }); err != nil {
 		for _, p := range served {
 			for i := range p.Routers {
 				p.Problem(p.Routers[i].Path.String(), translate.SeverityError, err)
@@ -156,6 +163,12 @@ type gatewayOutcome struct {
 type routeOutcome struct {
 	att      *attach.RouteAttachment
 	backends attach.BackendCheck
+	// What the route's part was built from besides att and backends,
+	// which a full render checks before it takes the part again
+	// (gatewayreuse.go): the route, and the rules its translation dropped
+	// (written into att).
+	route   gatewayRoute
+	dropped []attach.DroppedRule
 }
 
 // gatewayPart is the part of a Gateway: the certificates of its

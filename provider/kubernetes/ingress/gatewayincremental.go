@@ -206,10 +206,7 @@ func (d *gatewayDialect) certificatesChanged(ps *engine.Pass, objs GatewaySnapsh
 }
 
 // key is the route's key, as its part's.
-func (ro routeOutcome) key() translate.ObjectKey {
-	r := ro.att.Route
-	return translate.ObjectKey{Kind: string(r.Kind), Key: translate.Key{Namespace: r.Namespace, Name: r.Name}}
-}
+func (ro routeOutcome) key() translate.ObjectKey { return routeKey(ro.att.Route) }
 
 // mergeRouteOutcomes is prev (in compareRouteKeys order) without the
 // routes of gone, with news put in their places.

@@ -62,26 +62,55 @@ func (rt gatewayRoute) view() attach.Route {
 // a parent accepts it (nil otherwise); the rules translation drops are
 // written into att. The outcome is what its status says.
 func buildRoute(ps *engine.Pass, env *gateway.Env, look attach.Lookups, rt gatewayRoute, att *attach.RouteAttachment) (routeOutcome, *engine.Part) {
-	var bc attach.BackendCheck
-	var translated func(*translate.Part) []attach.DroppedRule
-	rules := 0
-	if route := rt.http; route != nil {
-		bc, rules = attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look), len(route.Spec.Rules)
-		bc.CheckMirrors(att.Route, attach.HTTPRouteMirrorRefs(route), look)
-		translated = func(part *translate.Part) []attach.DroppedRule { return gateway.HTTPRoute(env, part, route, att, &bc) }
-	} else {
-		route := rt.grpc
-		bc, rules = attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look), len(route.Spec.Rules)
-		bc.CheckMirrors(att.Route, attach.GRPCRouteMirrorRefs(route), look)
-		translated = func(part *translate.Part) []attach.DroppedRule { return gateway.GRPCRoute(env, part, route, att, &bc) }
-	}
+	bc := checkRoute(look, rt, att)
+	ro := routeOutcome{att: att, route: rt}
 	var p *engine.Part
-	if slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted }) {
+	if accepted(att) {
 		var dropped []attach.DroppedRule
-		p = ps.Build(func(part *translate.Part) { dropped = translated(part) })
-		attach.ApplyDroppedRules(att, rules, dropped)
+		p = ps.Build(func(part *translate.Part) { dropped = translateRoute(env, part, rt, att, &bc) })
+		ro.dropped = dropped
+		attach.ApplyDroppedRules(att, rt.rules(), dropped)
 	}
-	return routeOutcome{att: att, backends: bc}, p
+	ro.backends = bc // with what translation found unresolvable (ExtensionRef filters)
+	return ro, p
+}
+
+// checkRoute checks the backendRefs and mirrors of rt, attached as att
+// says.
+func checkRoute(look attach.Lookups, rt gatewayRoute, att *attach.RouteAttachment) attach.BackendCheck {
+	var bc attach.BackendCheck
+	if route := rt.http; route != nil {
+		bc = attach.CheckBackends(att.Route, attach.HTTPRouteBackendRefs(route), look)
+		bc.CheckMirrors(att.Route, attach.HTTPRouteMirrorRefs(route), look)
+		return bc
+	}
+	route := rt.grpc
+	bc = attach.CheckBackends(att.Route, attach.GRPCRouteBackendRefs(route), look)
+	bc.CheckMirrors(att.Route, attach.GRPCRouteMirrorRefs(route), look)
+	return bc
+}
+
+// rules is how many rules the route has.
+func (rt gatewayRoute) rules() int {
+	if rt.http != nil {
+		return len(rt.http.Spec.Rules)
+	}
+	return len(rt.grpc.Spec.Rules)
+}
+
+// translateRoute translates rt into part, and says the rules it drops; it
+// adds to bc the references it cannot resolve.
+func translateRoute(env *gateway.Env, part *translate.Part, rt gatewayRoute, att *attach.RouteAttachment, bc *attach.BackendCheck) []attach.DroppedRule {
+	if rt.http != nil {
+		return gateway.HTTPRoute(env, part, rt.http, att, bc)
+	}
+	return gateway.GRPCRoute(env, part, rt.grpc, att, bc)
+}
+
+// accepted says whether a parent accepts the route of att: it then has a
+// part.
+func accepted(att *attach.RouteAttachment) bool {
+	return slices.ContainsFunc(att.Parents, func(p attach.ParentAttachment) bool { return p.Accepted })
 }
 
 // routeEnv is what translating a route reads besides it: the load

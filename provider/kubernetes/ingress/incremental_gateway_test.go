@@ -46,6 +46,9 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 		require.NoError(t, cs.Tracker().Add(o))
 	}
 	require.NoError(t, cs.Tracker().Add(testobjects.TLSSecret(churnNS, churnCertificate, crt, key)))
+	for _, o := range testobjects.Backend(grantedNS, "elsewhere", "10.0.9.1") {
+		require.NoError(t, cs.Tracker().Add(o.(k8sruntime.Object)))
+	}
 	cert := &certificateChurn{pairs: [2][2][]byte{{crt, key}, {renewed, renewedKey}}}
 	gw := newGatewayFake(t, gatewayChurnObjects(services)...)
 	var events atomic.Int64
@@ -59,7 +62,7 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	c.want = events.Load()
 	prev, _ := r.Render(client.Snapshot(), changes)
 	require.NotEmpty(t, prev.Configuration.HTTP.Routers)
-	routeSteps, certSteps, checked := 0, 0, 0
+	routeSteps, certSteps, objectSteps, checked := 0, 0, 0, 0
 	for step := range 300 {
 		var what string
 		// While an HTTPRoute has the hostname the GRPCRoute may have, a
@@ -73,9 +76,13 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 			what = c.endpointStep(c.rnd.IntN(services))
 		case n < 8:
 			what = c.serviceStep(c.rnd.IntN(services))
-		case n < 9 || c.rnd.IntN(2) == 0:
+		case n < 9 || c.rnd.IntN(3) == 0:
 			what = gatewayRouteStep(c, gw, services)
 			routeSteps++
+		case c.rnd.IntN(2) == 0:
+			what = gatewayObjectStep(c, gw, changes)
+			mayBeFull = true
+			objectSteps++
 		default:
 			var invalid bool
 			what, invalid = cert.step(c)
@@ -86,6 +93,7 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 		mayBeFull = mayBeFull || sharedHostTaken(c, gw)
 		fulls := r.Stats().Full
 		got, changed := r.Render(client.Snapshot(), changes)
+		checkParts(t, r, what)
 		if !mayBeFull {
 			checked++
 			if r.Stats().Full != fulls {
@@ -108,6 +116,11 @@ func runGatewayIncremental(t *testing.T, seed uint64) {
 	require.Positive(t, st.Refreshed)
 	require.Positive(t, routeSteps)
 	require.Positive(t, certSteps)
+	require.Positive(t, objectSteps)
+	// The full renders after a change of a ReferenceGrant, a Namespace or
+	// nothing take the routes' parts again; those after a listener of
+	// the Gateway comes or goes translate its routes.
+	require.Greater(t, st.Reused, 10*objectSteps/2, "full renders should take most routes' parts again")
 	require.Greater(t, checked, 100, "most steps must be checked for a render in full")
 }
 
@@ -167,16 +180,53 @@ func gatewayChurnObjects(services int) []k8sruntime.Object {
 			Spec: gatewayv1.GatewaySpec{GatewayClassName: "sliceway",
 				Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType},
 					{Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType, TLS: &gatewayv1.ListenerTLSConfig{
-						CertificateRefs: []gatewayv1.SecretObjectReference{{Name: churnCertificate}}}}}}},
+						CertificateRefs: []gatewayv1.SecretObjectReference{{Name: churnCertificate}}}},
+					// Routes of a Namespace labelled tier=0 only
+					// (gatewayObjectStep changes the label).
+					{Name: "tenants", Port: 80, Protocol: gatewayv1.HTTPProtocolType, Hostname: new(gatewayv1.Hostname("*.tenants.example.com")),
+						AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: new(gatewayv1.NamespacesFromSelector),
+							Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "0"}}}}}}}},
 	}
 	for i := range services {
 		objs = append(objs, churnRoute(i, services))
 	}
 	port := gatewayv1.PortNumber(80)
+	// A route of every host on the listener "http" alone: a listener of a
+	// narrower hostname on its port (gatewayObjectStep) leaves its
+	// attachment as it is and takes that hostname from it (isolation).
+	objs = append(objs, &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "catch-all", CreationTimestamp: clustergen.Created(services + 2)},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge", SectionName: new(gatewayv1.SectionName("http"))}}},
+			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(1)), Port: &port}}}}}},
+		},
+	})
+	objs = append(objs, &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "tenant", CreationTimestamp: clustergen.Created(services + 3)},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			Hostnames:       []gatewayv1.Hostname{"a.tenants.example.com"},
+			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(2)), Port: &port}}}}}},
+		},
+	})
+	objs = append(objs, &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "crossing", CreationTimestamp: clustergen.Created(services + 1)},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			Hostnames:       []gatewayv1.Hostname{"crossing.example.com"},
+			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(0)), Port: &port}}},
+				{BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
+					Namespace: new(gatewayv1.Namespace(grantedNS)), Name: "elsewhere", Port: &port}}}}}},
+		},
+	})
 	objs = append(objs, &gatewayv1.GRPCRoute{
 		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "greeter", CreationTimestamp: clustergen.Created(services)},
 		Spec: gatewayv1.GRPCRouteSpec{
-			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			// Not on "http", whose every host the route "catch-all" has.
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge", SectionName: new(gatewayv1.SectionName("https"))}}},
 			Hostnames:       []gatewayv1.Hostname{shared},
 			Rules: []gatewayv1.GRPCRouteRule{{BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: gatewayv1.BackendRef{
 				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(0)), Port: &port}}}}}},
@@ -290,4 +340,61 @@ func gatewayRouteStep(c *churn, gw *gatewayfake.Clientset, services int) string 
 	}
 	c.did(withErr(routes.Update(c.ctx, route, metav1.UpdateOptions{})))
 	return "route updated " + name
+}
+
+// grantedNS is the namespace the route "crossing" of gatewayChurnObjects
+// names a Service in, which a ReferenceGrant there allows now and then.
+const grantedNS = "granted"
+
+// gatewayObjectStep changes what every route is attached or checked
+// through, which renders in full: a listener of the Gateway comes or
+// goes, the ReferenceGrant that lets the route "crossing" name a Service
+// in grantedNS comes or goes, the label of the routes' Namespace that the
+// listener "tenants" selects changes, or nothing does and the next render
+// is a full one all the same.
+func gatewayObjectStep(c *churn, gw *gatewayfake.Clientset, changes *Changes) string {
+	switch c.rnd.IntN(4) {
+	case 0:
+		gateways := gw.GatewayV1().Gateways(churnNS)
+		g, err := gateways.Get(c.ctx, "edge", metav1.GetOptions{})
+		require.NoError(c.t, err)
+		what := "listener alt removed"
+		alt := func(l gatewayv1.Listener) bool { return l.Name == "alt" }
+		if !slices.ContainsFunc(g.Spec.Listeners, alt) {
+			g.Spec.Listeners = append(g.Spec.Listeners, gatewayv1.Listener{Name: "alt", Port: 80, Protocol: gatewayv1.HTTPProtocolType,
+				Hostname: new(gatewayv1.Hostname("alt.example.com"))})
+			what = "listener alt added"
+		} else {
+			g.Spec.Listeners = slices.DeleteFunc(g.Spec.Listeners, alt)
+		}
+		c.did(withErr(gateways.Update(c.ctx, g, metav1.UpdateOptions{})))
+		return what
+	case 1:
+		grants := gw.GatewayV1().ReferenceGrants(grantedNS)
+		if err := grants.Delete(c.ctx, "routes", metav1.DeleteOptions{}); err == nil {
+			c.did(nil)
+			return "reference grant deleted"
+		}
+		c.did(withErr(grants.Create(c.ctx, &gatewayv1.ReferenceGrant{ObjectMeta: metav1.ObjectMeta{Namespace: grantedNS, Name: "routes"},
+			Spec: gatewayv1.ReferenceGrantSpec{
+				From: []gatewayv1.ReferenceGrantFrom{{Group: gatewayv1.GroupName, Kind: "HTTPRoute", Namespace: churnNS}},
+				To:   []gatewayv1.ReferenceGrantTo{{Kind: "Service"}},
+			}}, metav1.CreateOptions{})))
+		return "reference grant created"
+	case 2:
+		namespaces := c.cs.CoreV1().Namespaces()
+		ns, err := namespaces.Get(c.ctx, churnNS, metav1.GetOptions{})
+		if err != nil {
+			c.did(withErr(namespaces.Create(c.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: churnNS,
+				Labels: map[string]string{"tier": "0"}}}, metav1.CreateOptions{})))
+			return "namespace created"
+		}
+		tier := fmt.Sprint(c.rnd.IntN(2)) // the listener "tenants" takes the routes of tier 0
+		ns.Labels = map[string]string{"tier": tier}
+		c.did(withErr(namespaces.Update(c.ctx, ns, metav1.UpdateOptions{})))
+		return "namespace in tier " + tier
+	default:
+		changes.All()
+		return "nothing changed, rendered in full"
+	}
 }

@@ -96,8 +96,10 @@ type RouteDialect interface {
 	Dialect
 	// RouteParts translates the objects of snap this dialect serves, each
 	// into its part through ps (which builds their load balancers), in
-	// the order of their keys, and says what it concluded of them.
-	RouteParts(ps *Pass, snap Snapshot) ([]*Part, any)
+	// the order of their keys, and says what it concluded of them. last
+	// is the last render's outcome when its parts may be taken again
+	// (Pass.Reuse), nil otherwise.
+	RouteParts(ps *Pass, snap Snapshot, last any) ([]*Part, any)
 	// RerouteParts translates again the routes of keys, which changed or
 	// read what changed, the others staying as prev (the last outcome)
 	// says, and builds again the parts of the objects that name one of

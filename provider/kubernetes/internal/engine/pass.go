@@ -23,6 +23,10 @@ type Pass struct {
 	// of the entries it uses.
 	cur      *Part
 	entrySet map[*serviceEntry]struct{}
+	// prev is the last render's state, whose parts a RouteDialect may take
+	// again (Reuse); nil when none may be. reused counts those taken.
+	prev   *renderState
+	reused int
 }
 
 // ServiceReader is the optional methods of a Snapshot that finds a

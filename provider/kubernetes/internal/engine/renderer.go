@@ -182,8 +182,13 @@ func (r *Renderer) full(snap Snapshot) (*Result, bool) {
 	var byKey []*Part
 	if rd, ok := r.dialect.(RouteDialect); ok {
 		r.st = newRenderState(0)
-		byKey, r.outcome = rd.RouteParts(r.newPass(snap, prev.entries), snap)
-		r.stats.Translated += len(byKey)
+		ps := r.newPass(snap, prev.entries)
+		var last any // the last outcome, when its parts may be taken again
+		if r.conf != nil && prevDialect == r.dialect {
+			ps.prev, last = prev, r.outcome
+		}
+		byKey, r.outcome = rd.RouteParts(ps, snap, last)
+		r.stats.Translated += len(byKey) - ps.reused
 	} else {
 		byKey = r.ingressParts(snap, prev, prevDialect)
 	}

@@ -21,7 +21,8 @@ import (
 // then costs the load balancers, these checks and the assembly, not a
 // translation of every Ingress; the configuration is the one a fresh
 // translation makes (TestIncrementalMatchesFull renders in full at some
-// of its steps to hold it).
+// of its steps to hold it). A RouteDialect does the same for its routes
+// through Pass.Reuse, having checked what it reads besides the snapshot.
 
 // objectRead is a Service or Secret that translating a part read from
 // the snapshot, as it read it (nil when there was none).
@@ -66,17 +67,53 @@ func (ps *Pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *Pa
 	if p == nil || p.Ingress != ing || p.Panicked() || !sameStrings(p.hosts, hosts) || !prev.hosts.samePeers(ps.r.st.hosts, hosts) {
 		return nil
 	}
+	if !ps.fit(p) {
+		return nil
+	}
+	return p
+}
+
+// Reuse is the last render's part of key (a route's, a Gateway's), taken
+// again by a full render and fitted to this pass's load balancers; nil
+// when there is none, when the render may take none (the first one, or
+// other settings), or when the Services, Secrets or load balancers it
+// read changed in a way it cannot follow. The caller has checked the
+// rest of what the part was built from: the object and what the front
+// end read besides the snapshot.
+func (ps *Pass) Reuse(key translate.ObjectKey) *Part {
+	if ps.prev == nil {
+		return nil
+	}
+	p := ps.prev.parts[key]
+	if p == nil || p.Panicked() || !ps.fit(p) {
+		return nil
+	}
+	ps.reused++
+	ps.r.stats.Reused++
+	p.takenBy = ps
+	return p
+}
+
+// Took says whether this pass took p again (Reuse) rather than built it:
+// p's configuration was handed out before.
+func (ps *Pass) Took(p *Part) bool { return p.takenBy == ps }
+
+// fit checks that the Services and Secrets p read from the snapshot are
+// the same objects and that p can follow the load balancers of this pass
+// in place, and then makes p use them; false when it cannot be taken
+// again (p is then as it was).
+func (ps *Pass) fit(p *Part) bool {
 	for _, rd := range p.read {
 		if rd.isSvc && ps.snap.Service(rd.key.Namespace, rd.key.Name) != rd.service ||
 			!rd.isSvc && ps.snap.Secret(rd.key.Namespace, rd.key.Name) != rd.secret {
-			return nil
+			return false
 		}
 	}
 	nus := make([]*serviceEntry, len(p.entries))
 	for j, en := range p.entries {
 		nu := ps.entry(en.key, en.name)
 		if !ps.r.followsInPlace(p, en, nu) {
-			return nil
+			return false
 		}
 		nus[j] = nu
 	}
@@ -86,7 +123,7 @@ func (ps *Pass) reuse(prev *renderState, ing *netv1.Ingress, hosts []string) *Pa
 		}
 		p.entries[j] = nus[j]
 	}
-	return p
+	return true
 }
 
 // followsInPlace says whether the part p, which used the entry old, may

@@ -29,6 +29,8 @@ type Part struct {
 	// settings: the part of a settings Ingress (settingsparts.go), not of
 	// an Ingress of the cluster.
 	settings bool
+	// takenBy is the last pass that took the part again (Pass.Reuse).
+	takenBy *Pass
 }
 
 // compareParts orders parts as translate.CompareParts does.
