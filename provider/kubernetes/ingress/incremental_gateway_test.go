@@ -194,34 +194,17 @@ func gatewayChurnObjects(services int) []k8sruntime.Object {
 	// A route of every host on the listener "http" alone: a listener of a
 	// narrower hostname on its port (gatewayObjectStep) leaves its
 	// attachment as it is and takes that hostname from it (isolation).
-	objs = append(objs, &gatewayv1.HTTPRoute{
-		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "catch-all", CreationTimestamp: clustergen.Created(services + 2)},
-		Spec: gatewayv1.HTTPRouteSpec{
-			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge", SectionName: new(gatewayv1.SectionName("http"))}}},
-			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
-				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(1)), Port: &port}}}}}},
-		},
-	})
-	objs = append(objs, &gatewayv1.HTTPRoute{
-		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "tenant", CreationTimestamp: clustergen.Created(services + 3)},
-		Spec: gatewayv1.HTTPRouteSpec{
-			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
-			Hostnames:       []gatewayv1.Hostname{"a.tenants.example.com"},
-			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
-				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(2)), Port: &port}}}}}},
-		},
-	})
-	objs = append(objs, &gatewayv1.HTTPRoute{
-		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "crossing", CreationTimestamp: clustergen.Created(services + 1)},
-		Spec: gatewayv1.HTTPRouteSpec{
-			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
-			Hostnames:       []gatewayv1.Hostname{"crossing.example.com"},
-			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
-				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(0)), Port: &port}}},
-				{BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
-					Namespace: new(gatewayv1.Namespace(grantedNS)), Name: "elsewhere", Port: &port}}}}}},
-		},
-	})
+	svc := func(i int) gatewayv1.BackendObjectReference {
+		return gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(clustergen.Name(i)), Port: &port}
+	}
+	objs = append(objs,
+		// Every host, on the listener "http" alone: a listener of a
+		// narrower hostname on its port (gatewayObjectStep) leaves its
+		// attachment as it is and takes that hostname from it (isolation).
+		extraChurnRoute("catch-all", services+2, "http", "", svc(1)),
+		extraChurnRoute("tenant", services+3, "", "a.tenants.example.com", svc(2)),
+		extraChurnRoute("crossing", services+1, "", "crossing.example.com", svc(0),
+			gatewayv1.BackendObjectReference{Namespace: new(gatewayv1.Namespace(grantedNS)), Name: "elsewhere", Port: &port}))
 	objs = append(objs, &gatewayv1.GRPCRoute{
 		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: "greeter", CreationTimestamp: clustergen.Created(services)},
 		Spec: gatewayv1.GRPCRouteSpec{
@@ -340,6 +323,29 @@ func gatewayRouteStep(c *churn, gw *gatewayfake.Clientset, services int) string 
 	}
 	c.did(withErr(routes.Update(c.ctx, route, metav1.UpdateOptions{})))
 	return "route updated " + name
+}
+
+// extraChurnRoute is an HTTPRoute of gatewayChurnObjects besides the
+// routes of the Services: attached to the Gateway's listener section (all
+// of them for ""), for host ("" for every host), with one rule that
+// sends to refs, equally.
+func extraChurnRoute(name string, created int, section, host string, refs ...gatewayv1.BackendObjectReference) *gatewayv1.HTTPRoute {
+	parent := gatewayv1.ParentReference{Name: "edge"}
+	if section != "" {
+		parent.SectionName = new(gatewayv1.SectionName(section))
+	}
+	route := &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: churnNS, Name: name, CreationTimestamp: clustergen.Created(created)},
+		Spec: gatewayv1.HTTPRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{parent}},
+			Rules: []gatewayv1.HTTPRouteRule{{}}},
+	}
+	if host != "" {
+		route.Spec.Hostnames = []gatewayv1.Hostname{gatewayv1.Hostname(host)}
+	}
+	for _, ref := range refs {
+		route.Spec.Rules[0].BackendRefs = append(route.Spec.Rules[0].BackendRefs, gatewayv1.HTTPBackendRef{BackendRef: gatewayv1.BackendRef{BackendObjectReference: ref}})
+	}
+	return route
 }
 
 // grantedNS is the namespace the route "crossing" of gatewayChurnObjects
