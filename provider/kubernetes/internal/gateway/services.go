@@ -70,9 +70,15 @@ func (t *routeTranslation) service(ri int, rb attach.RuleBackends, tw backendTwe
 			continue
 		}
 		if (tls != nil || timeoutLimit(tw.timeouts) > 0) && lb.Service.LoadBalancer != nil && lb.Service.LoadBalancer.ServersTransport != "" {
-			t.p.Problem(fmt.Sprintf("spec.rules[%d].timeouts", ri), translate.SeverityError,
-				fmt.Errorf("service %s/%s names servers transport %s, which the rule's timeout or BackendTLSPolicy would replace (its share of the requests answers 500)",
-					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport)))
+			// A load balancer names one servers transport: the policy's
+			// (which carries the timeouts too) or the timeouts'.
+			field, by := fmt.Sprintf("spec.rules[%d].timeouts", ri), "the rule's timeouts"
+			if tls != nil {
+				field, by = fmt.Sprintf("spec.rules[%d].backendRefs[%d]", ri, bi), fmt.Sprintf("BackendTLSPolicy %s/%s", tls.Namespace, tls.Name)
+			}
+			t.p.Problem(field, translate.SeverityError,
+				fmt.Errorf("service %s/%s names servers transport %s, which the servers transport of %s would replace (its share of the requests answers 500)",
+					b.Namespace, b.Name, excerpt.Quote(lb.Service.LoadBalancer.ServersTransport), by))
 			unusable += int64(b.Weight)
 			continue
 		}
