@@ -104,6 +104,7 @@ func (d *gatewayDialect) RouteParts(ps *engine.Pass, snap Snapshot, last any) ([
 	// parts taken again were handed out: a moved one gets a new
 	// configuration.
 	if _, err := d.Rank(served, func(p *engine.Part) bool { return !ps.Took(p) }); err != nil {
+		out.rankFailed = true
 		for _, p := range served {
 			for i := range p.Routers {
 				p.Problem(p.Routers[i].Path.String(), translate.SeverityError, err)
@@ -152,6 +153,9 @@ type gatewayOutcome struct {
 	routes     []routeOutcome
 	backendTLS attach.BackendTLSPolicies
 	policies   []policyOutcome // of backendTLS's policies
+	// rankFailed says that the routers could not be ranked: every part
+	// carries the problem, and no later render takes one again.
+	rankFailed bool
 	// claims are the hostnames the routes' attachments claim, by kind:
 	// what an incremental render checks a change against
 	// (gatewayincremental.go). Unlike the rest, the renders update them

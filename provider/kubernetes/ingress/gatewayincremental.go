@@ -143,7 +143,7 @@ func (d *gatewayDialect) RerouteParts(ps *engine.Pass, snap Snapshot, last any, 
 			oldAtts = append(oldAtts, ro.att)
 		}
 	}
-	out := &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS, claims: claims,
+	out := &gatewayOutcome{classes: prev.classes, backendTLS: prev.backendTLS, claims: claims, rankFailed: prev.rankFailed,
 		gateways: attach.RecountAttachedRoutes(prev.gateways, oldAtts, newAtts),
 		routes:   mergeRouteOutcomes(prev.routes, gone, outcomes)}
 	out.policies = policyOutcomes(&out.backendTLS, out.routes)

@@ -44,7 +44,7 @@ type routeReuse struct {
 // may be taken again.
 func newRouteReuse(last any, out *gatewayOutcome) *routeReuse {
 	prev, _ := last.(*gatewayOutcome)
-	if prev == nil || !reflect.DeepEqual(prev.classes, out.classes) || !reflect.DeepEqual(prev.backendTLS, out.backendTLS) {
+	if prev == nil || prev.rankFailed || !reflect.DeepEqual(prev.classes, out.classes) || !reflect.DeepEqual(prev.backendTLS, out.backendTLS) {
 		return nil
 	}
 	x := &routeReuse{last: prev.routes, gateways: map[translate.Key]bool{}}
