@@ -79,14 +79,7 @@ func TestServersTransportConflict(t *testing.T) {
 		w.lbs[translate.PortKey{Service: translate.Key{Namespace: "shop", Name: name}, Port: netv1.ServiceBackendPort{Number: 8080}}] =
 			&translate.LoadBalancer{Service: svc}
 	}
-	system := gatewayv1.WellKnownCACertificatesSystem
-	x := attach.ProcessBackendTLSPolicies([]*gatewayv1.BackendTLSPolicy{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-tls"},
-		Spec: gatewayv1.BackendTLSPolicySpec{
-			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
-				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
-			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal", WellKnownCACertificates: &system},
-		}}}, func(string, string) (string, bool, bool) { return "", false, false })
-	w.tls = &x
+	w.webPolicy()
 	limit := gatewayv1.Duration("2s")
 	p, _ := w.translate(t, shopRoute(
 		gatewayv1.HTTPRouteRule{Matches: pathMatch(gatewayv1.PathMatchPathPrefix, "/a"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}},
@@ -107,14 +100,7 @@ func TestServersTransportConflict(t *testing.T) {
 // the servers transport of the backends its routes reach over TLS.
 func TestHTTPRouteBackendClientCertificate(t *testing.T) {
 	w := newWorld(t)
-	system := gatewayv1.WellKnownCACertificatesSystem
-	x := attach.ProcessBackendTLSPolicies([]*gatewayv1.BackendTLSPolicy{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-tls"},
-		Spec: gatewayv1.BackendTLSPolicySpec{
-			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
-				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
-			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal", WellKnownCACertificates: &system},
-		}}}, nil)
-	w.tls = &x
+	w.webPolicy()
 	w.gw.BackendClientCertificate = &attach.SecretRef{Namespace: "infra", Name: "client"}
 	p, dropped := w.translate(t, shopRoute(gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 1)}}))
 	require.Empty(t, dropped)
@@ -125,4 +111,17 @@ func TestHTTPRouteBackendClientCertificate(t *testing.T) {
 	require.Len(t, p.Transports, 1)
 	require.Equal(t, "backendtls-shop-web-tls-client-infra-client", p.Transports[0].Name)
 	require.Equal(t, []dynamic.Certificate{{CertFile: "crt of client", KeyFile: "key of client"}}, p.Transports[0].Transport.Certificates)
+}
+
+// webPolicy gives the world an accepted BackendTLSPolicy shop/web-tls of
+// the Service web: server name web.internal, the system's roots.
+func (w *world) webPolicy() {
+	system := gatewayv1.WellKnownCACertificatesSystem
+	x := attach.ProcessBackendTLSPolicies([]*gatewayv1.BackendTLSPolicy{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-tls"},
+		Spec: gatewayv1.BackendTLSPolicySpec{
+			TargetRefs: []gatewayv1.LocalPolicyTargetReferenceWithSectionName{{
+				LocalPolicyTargetReference: gatewayv1.LocalPolicyTargetReference{Kind: "Service", Name: "web"}}},
+			Validation: gatewayv1.BackendTLSPolicyValidation{Hostname: "web.internal", WellKnownCACertificates: &system},
+		}}}, nil)
+	w.tls = &x
 }
